@@ -1,0 +1,68 @@
+// An input z (Def. 2.1): parameter values and the output window R(z), taken from the
+// realize section and overridden from the command line; and the buffer an evaluator
+// returns on R(z). Both evaluators, and later the target machine, share these.
+#pragma once
+
+#include "semantics/ast.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace halo {
+
+struct Input {
+  std::vector<Value> params;     // in the pipeline's parameter order
+  std::vector<Interval> window;  // one (min, len) per output dimension
+};
+
+struct InputOverrides {
+  std::vector<std::string> params;   // "NAME=VALUE"
+  std::vector<std::string> windows;  // "MIN,LEN", one per output dimension
+};
+
+// Throws InputError when a parameter is missing, unknown or malformed, or when the
+// window has the wrong number of dimensions or a negative length.
+Input resolve_input(const Program& prog, const InputOverrides& over);
+
+// Values on R(z), row-major with the first dimension fastest (as Halide stores them).
+struct OutputBuffer {
+  std::string func;
+  std::vector<Interval> window;
+  std::vector<Value> values;
+};
+
+// Resource limits: a runaway evaluation stops with ResourceLimit, never hangs.
+struct Limits {
+  uint64_t max_steps = 4'000'000'000ull;          // rule applications / loop iterations
+  uint64_t max_memory_bytes = 4ull << 30;          // memo tables, buffers
+  double max_seconds = 0;                          // 0: no time limit
+};
+
+// Counts steps and checks the clock every so often; throws ResourceLimit with a message
+// naming the exceeded limit and the flag that raises it.
+class Budget {
+ public:
+  explicit Budget(const Limits& l);
+  void step(uint64_t n = 1) {
+    steps_ += n;
+    if (steps_ > limits_.max_steps || (steps_ & 0xffff) < n) check_slow();
+  }
+  void charge_memory(uint64_t bytes);
+  uint64_t steps() const { return steps_; }
+
+ private:
+  void check_slow();
+  Limits limits_;
+  uint64_t steps_ = 0;
+  uint64_t memory_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Number of points in the window; throws ResourceLimit when it cannot be held in memory.
+uint64_t window_volume(const std::vector<Interval>& w, const Limits& l);
+// The i-th point of the window in row-major order, first dimension fastest.
+std::vector<Value> window_point(const std::vector<Interval>& w, uint64_t i);
+
+}  // namespace halo

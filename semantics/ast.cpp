@@ -1,0 +1,246 @@
+// Constructors, structural equality, and the generic traversals of ast.hpp.
+#include "semantics/ast.hpp"
+
+namespace halo {
+
+Expr make_const(Value v, SourceLoc l) { return std::make_shared<ConstNode>(std::move(v), l); }
+Expr make_var(std::string name, SourceLoc l) { return std::make_shared<VarNode>(std::move(name), l); }
+Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l) {
+  return std::make_shared<CallNode>(std::move(func), std::move(args), l);
+}
+Expr make_op(Op op, std::vector<Expr> args, SourceLoc l) {
+  return std::make_shared<OpNode>(op, std::move(args), l);
+}
+
+namespace {
+bool same_exprs(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!same_expr(a[i], b[i])) return false;
+  return true;
+}
+}  // namespace
+
+bool same_expr(const Expr& a, const Expr& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind) return false;
+  switch (a->kind) {
+    case ExprKind::Const: return as<ConstNode>(a).value == as<ConstNode>(b).value;
+    case ExprKind::Var: return as<VarNode>(a).name == as<VarNode>(b).name;
+    case ExprKind::Call:
+      return as<CallNode>(a).func == as<CallNode>(b).func &&
+             same_exprs(as<CallNode>(a).args, as<CallNode>(b).args);
+    case ExprKind::Op:
+      return as<OpNode>(a).op == as<OpNode>(b).op && same_exprs(as<OpNode>(a).args, as<OpNode>(b).args);
+  }
+  return false;
+}
+
+const FuncDef* Pipeline::find(const std::string& f) const {
+  for (const auto& fd : funcs)
+    if (fd.name.text == f) return &fd;
+  return nullptr;
+}
+
+const char* directive_name(DirectiveKind k) {
+  switch (k) {
+    case DirectiveKind::Specialize: return "specialize";
+    case DirectiveKind::Split: return "split";
+    case DirectiveKind::Fuse: return "fuse";
+    case DirectiveKind::Swap: return "swap";
+    case DirectiveKind::Traverse: return "traverse";
+    case DirectiveKind::ComputeAt: return "compute_at";
+    case DirectiveKind::StoreAt: return "store_at";
+    case DirectiveKind::Bound: return "bound";
+    case DirectiveKind::BoundExtent: return "bound_extent";
+    case DirectiveKind::AlignBounds: return "align_bounds";
+  }
+  return "?";
+}
+const char* tail_name(TailStrategy t) {
+  switch (t) {
+    case TailStrategy::Guard: return "guard";
+    case TailStrategy::Shift: return "shift";
+    case TailStrategy::Round: return "round";
+  }
+  return "?";
+}
+const char* traversal_name(Traversal t) {
+  switch (t) {
+    case Traversal::Serial: return "serial";
+    case Traversal::Parallel: return "parallel";
+    case Traversal::Vectorized: return "vectorized";
+    case Traversal::Unrolled: return "unrolled";
+  }
+  return "?";
+}
+int directive_phase(DirectiveKind k) {
+  switch (k) {
+    case DirectiveKind::Specialize: return 0;
+    case DirectiveKind::Split: case DirectiveKind::Fuse: case DirectiveKind::Swap:
+    case DirectiveKind::Traverse: return 1;
+    case DirectiveKind::ComputeAt: return 2;
+    case DirectiveKind::StoreAt: return 3;
+    case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds: return 4;
+  }
+  return 0;
+}
+
+namespace {
+bool same_opt(const Expr& a, const Expr& b) { return (!a && !b) || (a && b && same_expr(a, b)); }
+
+bool same_update(const UpdateStage& a, const UpdateStage& b) {
+  if (a.rdom.size() != b.rdom.size() || a.explicit_rdom != b.explicit_rdom) return false;
+  for (size_t i = 0; i < a.rdom.size(); ++i)
+    if (!(a.rdom[i].name == b.rdom[i].name) || !same_expr(a.rdom[i].min, b.rdom[i].min) ||
+        !same_expr(a.rdom[i].len, b.rdom[i].len))
+      return false;
+  return same_exprs(a.lhs, b.lhs) && same_expr(a.value, b.value) && same_opt(a.predicate, b.predicate);
+}
+
+bool same_func(const FuncDef& a, const FuncDef& b) {
+  if (!(a.name == b.name) || a.vars != b.vars || !same_expr(a.pure, b.pure) ||
+      a.updates.size() != b.updates.size())
+    return false;
+  for (size_t i = 0; i < a.updates.size(); ++i)
+    if (!same_update(a.updates[i], b.updates[i])) return false;
+  return true;
+}
+
+bool same_directive(const Directive& a, const Directive& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case DirectiveKind::Specialize:
+      return a.func == b.func && same_exprs(a.exprs, b.exprs);
+    case DirectiveKind::Split:
+      return a.loop == b.loop && a.names == b.names && same_exprs(a.exprs, b.exprs) && a.tail == b.tail;
+    case DirectiveKind::Fuse: return a.loop == b.loop && a.names == b.names;
+    case DirectiveKind::Swap: return a.loop == b.loop;
+    case DirectiveKind::Traverse: return a.loop == b.loop && a.order == b.order;
+    case DirectiveKind::ComputeAt: case DirectiveKind::StoreAt: return a.func == b.func && a.loop == b.loop;
+    case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds:
+      return a.func == b.func && a.names == b.names && same_exprs(a.exprs, b.exprs);
+  }
+  return false;
+}
+}  // namespace
+
+bool same_program(const Program& a, const Program& b) {
+  const Pipeline &p = a.pipeline, &q = b.pipeline;
+  if (!(p.name == q.name) || p.params != q.params || p.funcs.size() != q.funcs.size()) return false;
+  for (size_t i = 0; i < p.funcs.size(); ++i)
+    if (!same_func(p.funcs[i], q.funcs[i])) return false;
+  if (a.schedule.has_value() != b.schedule.has_value()) return false;
+  if (a.schedule) {
+    if (a.schedule->size() != b.schedule->size()) return false;
+    for (size_t i = 0; i < a.schedule->size(); ++i)
+      if (!same_directive((*a.schedule)[i], (*b.schedule)[i])) return false;
+  }
+  if (a.realize.has_value() != b.realize.has_value()) return false;
+  if (a.realize) {
+    const auto &r = *a.realize, &s = *b.realize;
+    if (r.window != s.window || r.params.size() != s.params.size()) return false;
+    for (size_t i = 0; i < r.params.size(); ++i)
+      if (!(r.params[i].name == s.params[i].name) || r.params[i].value != s.params[i].value) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- traversals
+void ExprVisitor::visit(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::Const: visit_const(as<ConstNode>(e)); break;
+    case ExprKind::Var: visit_var(as<VarNode>(e)); break;
+    case ExprKind::Call: visit_call(as<CallNode>(e)); break;
+    case ExprKind::Op: visit_op(as<OpNode>(e)); break;
+  }
+}
+void ExprVisitor::visit_call(const CallNode& n) {
+  for (const auto& a : n.args) visit(a);
+}
+void ExprVisitor::visit_op(const OpNode& n) {
+  for (const auto& a : n.args) visit(a);
+}
+
+Expr ExprMutator::mutate(const Expr& e) {
+  switch (e->kind) {
+    case ExprKind::Const: return mutate_const(e);
+    case ExprKind::Var: return mutate_var(e);
+    case ExprKind::Call: return mutate_call(e);
+    case ExprKind::Op: return mutate_op(e);
+  }
+  return e;
+}
+
+namespace {
+// Mutates each child; returns true when any changed.
+bool mutate_all(ExprMutator& m, const std::vector<Expr>& in, std::vector<Expr>& out,
+                Expr (ExprMutator::*fn)(const Expr&)) {
+  bool changed = false;
+  out.reserve(in.size());
+  for (const auto& a : in) {
+    out.push_back((m.*fn)(a));
+    changed |= out.back() != a;
+  }
+  return changed;
+}
+}  // namespace
+
+Expr ExprMutator::mutate_call(const Expr& e) {
+  const auto& n = as<CallNode>(e);
+  std::vector<Expr> args;
+  if (!mutate_all(*this, n.args, args, &ExprMutator::mutate)) return e;
+  return make_call(n.func, std::move(args), n.loc);
+}
+Expr ExprMutator::mutate_op(const Expr& e) {
+  const auto& n = as<OpNode>(e);
+  std::vector<Expr> args;
+  if (!mutate_all(*this, n.args, args, &ExprMutator::mutate)) return e;
+  return make_op(n.op, std::move(args), n.loc);
+}
+
+const Value* Substitution::find(const std::string& name) const {
+  for (const auto& [n, v] : bindings)
+    if (n == name) return &v;
+  return nullptr;
+}
+
+namespace {
+class Substituter : public ExprMutator {
+ public:
+  explicit Substituter(const Substitution& s) : s_(s) {}
+
+ protected:
+  Expr mutate_var(const Expr& e) override {
+    const auto& n = as<VarNode>(e);
+    if (const Value* v = s_.find(n.name)) return make_const(*v, n.loc);
+    return e;
+  }
+
+ private:
+  const Substitution& s_;
+};
+
+class Occurs : public ExprVisitor {
+ public:
+  explicit Occurs(const std::string& n) : name(n) {}
+  const std::string& name;
+  bool found = false;
+
+ protected:
+  void visit_var(const VarNode& n) override { found |= n.name == name; }
+};
+}  // namespace
+
+Expr substitute(const Expr& e, const Substitution& s) {
+  Substituter sub(s);
+  return sub.mutate(e);
+}
+
+bool occurs(const Expr& e, const std::string& name) {
+  Occurs o(name);
+  o.visit(e);
+  return o.found;
+}
+
+}  // namespace halo

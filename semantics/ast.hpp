@@ -1,0 +1,222 @@
+// Syntax trees of the algorithm language (fig. 2.5), its schedule (fig. 2.11) and its
+// realization, plus the expression language shared with the target language (fig. 2.7).
+//
+// Expressions are small immutable nodes behind shared pointers, as in Halide's IR.h:
+// passes never modify a node, they build new ones (see ExprMutator), so subtrees can be
+// shared freely between the algorithm, substitutions, derivations and lowered programs.
+// Every node carries the source location it came from; nodes built by a pass inherit
+// the location of the node they replace.
+#pragma once
+
+#include "semantics/diagnostics.hpp"
+#include "semantics/value.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace halo {
+
+enum class ExprKind : uint8_t { Const, Var, Call, Op };
+
+struct ExprNode {
+  ExprKind kind;
+  SourceLoc loc;
+  virtual ~ExprNode() = default;
+
+ protected:
+  ExprNode(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
+};
+using Expr = std::shared_ptr<const ExprNode>;
+
+// A constant c ∈ V. The surface syntax only has integers; error constants appear when
+// the derivation evaluator substitutes evaluated values into terms.
+struct ConstNode final : ExprNode {
+  Value value;
+  ConstNode(Value v, SourceLoc l) : ExprNode(ExprKind::Const, l), value(std::move(v)) {}
+};
+
+// A pure, reduction or parameter variable (the kind follows from the binding site).
+struct VarNode final : ExprNode {
+  std::string name;
+  VarNode(std::string n, SourceLoc l) : ExprNode(ExprKind::Var, l), name(std::move(n)) {}
+};
+
+// A func access f[e1, ..., en].
+struct CallNode final : ExprNode {
+  std::string func;
+  std::vector<Expr> args;
+  CallNode(std::string f, std::vector<Expr> a, SourceLoc l)
+      : ExprNode(ExprKind::Call, l), func(std::move(f)), args(std::move(a)) {}
+};
+
+// op(e1, ..., ek) for every operator of fig. 2.5b (arity fixed by op_arity).
+struct OpNode final : ExprNode {
+  Op op;
+  std::vector<Expr> args;
+  OpNode(Op o, std::vector<Expr> a, SourceLoc l)
+      : ExprNode(ExprKind::Op, l), op(o), args(std::move(a)) {}
+};
+
+// Constructors (IROperator.h in Halide).
+Expr make_const(Value v, SourceLoc l = {});
+Expr make_var(std::string name, SourceLoc l = {});
+Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l = {});
+Expr make_op(Op op, std::vector<Expr> args, SourceLoc l = {});
+
+template <typename T>
+const T& as(const Expr& e) { return static_cast<const T&>(*e); }
+
+// Structural equality, ignoring source locations.
+bool same_expr(const Expr& a, const Expr& b);
+
+// ---------------------------------------------------------------- the algorithm
+struct Name {
+  std::string text;
+  SourceLoc loc;
+  bool operator==(const Name& o) const { return text == o.text; }  // location-blind
+};
+
+// r = (min, len): one dimension of an rdom.
+struct RVar {
+  Name name;
+  Expr min, len;
+};
+
+// R in (e1, ..., en) <- value if predicate. `predicate` is null when absent (≡ if 1).
+// `explicit_rdom` records whether the source wrote `rdom(...) in`, so that printing
+// keeps the author's form; it does not affect the semantics.
+struct UpdateStage {
+  std::vector<RVar> rdom;
+  std::vector<Expr> lhs;
+  Expr value;
+  Expr predicate;
+  bool explicit_rdom = true;
+  SourceLoc loc;
+};
+
+struct FuncDef {
+  Name name;
+  std::vector<Name> vars;
+  Expr pure;  // U0
+  std::vector<UpdateStage> updates;  // U1 .. Um
+  SourceLoc loc;
+  size_t stage_count() const { return 1 + updates.size(); }
+};
+
+struct Pipeline {
+  Name name;  // the output func
+  std::vector<Name> params;
+  std::vector<FuncDef> funcs;
+  SourceLoc loc;
+  const FuncDef* find(const std::string& f) const;
+  const FuncDef& output() const { return funcs.back(); }
+};
+
+// ---------------------------------------------------------------- the schedule
+struct LoopName {  // <func, specialization, stage, var>
+  Name func;
+  int64_t spec = 0;
+  int64_t stage = 0;
+  Name var;
+  SourceLoc loc;
+  bool operator==(const LoopName& o) const {
+    return func == o.func && spec == o.spec && stage == o.stage && var == o.var;
+  }
+};
+
+enum class DirectiveKind : uint8_t {
+  Specialize, Split, Fuse, Swap, Traverse, ComputeAt, StoreAt, Bound, BoundExtent, AlignBounds
+};
+enum class TailStrategy : uint8_t { Guard, Shift, Round };
+enum class Traversal : uint8_t { Serial, Parallel, Vectorized, Unrolled };
+
+const char* directive_name(DirectiveKind k);
+const char* tail_name(TailStrategy t);
+const char* traversal_name(Traversal t);
+// Phase of fig. 2.11: 0 specialize, 1 loops, 2 compute, 3 storage, 4 bounds.
+int directive_phase(DirectiveKind k);
+
+// One directive; which fields are meaningful depends on `kind`:
+//   specialize(func, exprs...)          split(loop, names[0], names[1], exprs[0], tail)
+//   fuse(loop, names[0])                swap(loop)          traverse(loop, order)
+//   compute_at(func, loop)              store_at(func, loop)
+//   bound(func, names[0], exprs[0], exprs[1])    bound_extent(func, names[0], exprs[0])
+//   align_bounds(func, names[0], exprs[0], exprs[1])
+struct Directive {
+  DirectiveKind kind = DirectiveKind::Swap;
+  Name func;
+  LoopName loop;
+  std::vector<Name> names;
+  std::vector<Expr> exprs;
+  TailStrategy tail = TailStrategy::Guard;
+  Traversal order = Traversal::Serial;
+  SourceLoc loc;
+};
+
+// ---------------------------------------------------------------- the realization
+struct ParamBinding {
+  Name name;
+  Value value;
+};
+struct Interval {  // (min, len), constant
+  Value min, len;
+  SourceLoc loc;
+  bool operator==(const Interval& o) const { return min == o.min && len == o.len; }
+};
+struct Realization {
+  std::vector<ParamBinding> params;
+  std::vector<Interval> window;
+  SourceLoc loc;
+};
+
+// A whole .halo file.
+struct Program {
+  std::string file;
+  Pipeline pipeline;
+  std::optional<std::vector<Directive>> schedule;
+  std::optional<Realization> realize;
+};
+
+// Structural equality of whole programs, ignoring source locations (parse∘print = id).
+bool same_program(const Program& a, const Program& b);
+
+// ---------------------------------------------------------------- traversals
+// One visitor and one mutator for every pass over expressions (IRVisitor/IRMutator).
+class ExprVisitor {
+ public:
+  virtual ~ExprVisitor() = default;
+  void visit(const Expr& e);
+
+ protected:
+  virtual void visit_const(const ConstNode&) {}
+  virtual void visit_var(const VarNode&) {}
+  virtual void visit_call(const CallNode& n);  // default: visit the arguments
+  virtual void visit_op(const OpNode& n);      // default: visit the operands
+};
+
+class ExprMutator {
+ public:
+  virtual ~ExprMutator() = default;
+  Expr mutate(const Expr& e);
+
+ protected:
+  // Defaults rebuild a node only when a child changed, so unchanged subtrees stay shared.
+  virtual Expr mutate_const(const Expr& e) { return e; }
+  virtual Expr mutate_var(const Expr& e) { return e; }
+  virtual Expr mutate_call(const Expr& e);
+  virtual Expr mutate_op(const Expr& e);
+};
+
+// [v/x]e for a set of simultaneous substitutions of constants for variables.
+struct Substitution {
+  std::vector<std::pair<std::string, Value>> bindings;
+  const Value* find(const std::string& name) const;
+};
+Expr substitute(const Expr& e, const Substitution& s);
+
+// Does variable `name` occur free in e?
+bool occurs(const Expr& e, const std::string& name);
+
+}  // namespace halo

@@ -1,0 +1,17 @@
+// The printer: the inverse of the parser. parse(print(p)) is p up to source locations,
+// a property test checks it. Output is the canonical layout of LANGUAGE.md, with the
+// fewest parentheses that keep the tree (operators are printed by precedence).
+#pragma once
+
+#include "semantics/ast.hpp"
+
+#include <string>
+
+namespace halo {
+
+std::string print_expr(const Expr& e);
+std::string print_loop_name(const LoopName& l);
+std::string print_directive(const Directive& d);
+std::string print_program(const Program& p);
+
+}  // namespace halo

@@ -1,0 +1,207 @@
+// Arithmetic on V: the slow path behind the int64 fast paths of value.hpp.
+#include "semantics/value.hpp"
+
+#include <algorithm>
+#include <functional>
+
+namespace halo {
+
+namespace {
+const BigInt kMin64 = BigInt(std::numeric_limits<int64_t>::min());
+const BigInt kMax64 = BigInt(std::numeric_limits<int64_t>::max());
+
+Value int_of_bool(bool b) { return Value(int64_t(b ? 1 : 0)); }
+
+// Euclidean quotient and remainder on unbounded integers, total (b = 0 gives 0, 0).
+void euclid(const BigInt& a, const BigInt& b, BigInt& q, BigInt& r) {
+  if (b == 0) { q = 0; r = 0; return; }
+  q = a / b;  // truncates toward zero
+  r = a - q * b;
+  if (r < 0) {
+    if (b > 0) { q -= 1; r += b; } else { q += 1; r -= b; }
+  }
+}
+}  // namespace
+
+Value Value::from_big(const BigInt& v) {
+  if (v >= kMin64 && v <= kMax64) return Value(static_cast<int64_t>(v));
+  Value r;
+  r.big_ = std::make_shared<const BigInt>(v);
+  return r;
+}
+
+std::optional<Value> Value::parse(std::string_view text) {
+  size_t i = 0;
+  bool neg = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) { neg = text[i] == '-'; ++i; }
+  if (i == text.size()) return std::nullopt;
+  BigInt acc = 0;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    acc = acc * 10 + (text[i] - '0');
+  }
+  return from_big(neg ? BigInt(-acc) : acc);
+}
+
+BigInt Value::to_big() const { return big_ ? *big_ : BigInt(small_); }
+
+int Value::sign() const {
+  if (big_) return big_->sign();
+  return (small_ > 0) - (small_ < 0);
+}
+
+bool Value::fits_in_bits(int bits) const {
+  if (!big_) {
+    if (bits >= 64) return true;
+    int64_t lim = int64_t{1} << bits;
+    return small_ < lim && small_ > -lim;
+  }
+  BigInt m = abs(*big_);
+  return m < (BigInt(1) << bits);
+}
+
+std::string Value::to_string() const {
+  switch (kind_) {
+    case Kind::ErrRdom: return "err_rdom";
+    case Kind::ErrMem: return "err_mem";
+    case Kind::Int: break;
+  }
+  return big_ ? big_->str() : std::to_string(small_);
+}
+
+size_t Value::hash() const {
+  if (kind_ != Kind::Int) return 0x9e3779b97f4a7c15ull * (size_t(kind_) + 7);
+  if (!big_) return std::hash<int64_t>{}(small_);
+  return std::hash<std::string>{}(big_->str());
+}
+
+bool operator==(const Value& a, const Value& b) {
+  if (a.kind_ != b.kind_) return false;
+  if (a.kind_ != Value::Kind::Int) return true;
+  if (!a.big_ && !b.big_) return a.small_ == b.small_;
+  if (a.big_ && b.big_) return *a.big_ == *b.big_;
+  return false;  // normalized: a big value never fits in int64
+}
+
+int op_arity(Op op) {
+  switch (op) {
+    case Op::Not: case Op::Neg: return 1;
+    case Op::Select: return 3;
+    default: return 2;
+  }
+}
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::Add: return "+";
+    case Op::Sub: return "-";
+    case Op::Mul: return "*";
+    case Op::Div: return "/";
+    case Op::Mod: return "%";
+    case Op::Lt: return "<";
+    case Op::Gt: return ">";
+    case Op::Eq: return "==";
+    case Op::Le: return "<=";
+    case Op::Ge: return ">=";
+    case Op::Ne: return "!=";
+    case Op::And: return "&&";
+    case Op::Or: return "||";
+    case Op::Not: return "!";
+    case Op::Neg: return "-";
+    case Op::Select: return "select";
+    case Op::Min: return "min";
+    case Op::Max: return "max";
+  }
+  return "?";
+}
+
+std::optional<Value::Kind> max_error(std::span<const Value> vs) {
+  std::optional<Value::Kind> worst;
+  for (const Value& v : vs)
+    if (v.is_error() && (!worst || v.kind() > *worst)) worst = v.kind();
+  return worst;
+}
+
+Value join_errors(const Value& a, const Value& b) {
+  Value::Kind k = Value::Kind::Int;
+  if (a.is_error()) k = a.kind();
+  if (b.is_error() && b.kind() > k) k = b.kind();
+  return Value::error(k);
+}
+
+Value add(const Value& a, const Value& b) {
+  if (a.is_error() || b.is_error()) return join_errors(a, b);
+  int64_t r;
+  if (a.is_small() && b.is_small() && fast::add(a.small(), b.small(), r)) return Value(r);
+  return Value::from_big(a.to_big() + b.to_big());
+}
+
+Value sub(const Value& a, const Value& b) {
+  if (a.is_error() || b.is_error()) return join_errors(a, b);
+  int64_t r;
+  if (a.is_small() && b.is_small() && fast::sub(a.small(), b.small(), r)) return Value(r);
+  return Value::from_big(a.to_big() - b.to_big());
+}
+
+Value mul(const Value& a, const Value& b) {
+  if (a.is_error() || b.is_error()) return join_errors(a, b);
+  int64_t r;
+  if (a.is_small() && b.is_small() && fast::mul(a.small(), b.small(), r)) return Value(r);
+  return Value::from_big(a.to_big() * b.to_big());
+}
+
+Value div(const Value& a, const Value& b) {
+  if (a.is_error() || b.is_error()) return join_errors(a, b);
+  int64_t r;
+  if (a.is_small() && b.is_small() && fast::div(a.small(), b.small(), r)) return Value(r);
+  BigInt q, m;
+  euclid(a.to_big(), b.to_big(), q, m);
+  return Value::from_big(q);
+}
+
+Value mod(const Value& a, const Value& b) {
+  if (a.is_error() || b.is_error()) return join_errors(a, b);
+  int64_t r;
+  if (a.is_small() && b.is_small() && fast::mod(a.small(), b.small(), r)) return Value(r);
+  BigInt q, m;
+  euclid(a.to_big(), b.to_big(), q, m);
+  return Value::from_big(m);
+}
+
+namespace {
+int compare(const Value& a, const Value& b) {
+  if (a.is_small() && b.is_small()) return (a.small() > b.small()) - (a.small() < b.small());
+  BigInt x = a.to_big(), y = b.to_big();
+  return (x > y) - (x < y);
+}
+}  // namespace
+
+Value apply_op(Op op, std::span<const Value> args) {
+  // Def. 2.6: any error operand makes the result the greatest error, select included
+  // (it is strict in all three operands).
+  if (auto e = max_error(args)) return Value::error(*e);
+  const Value& a = args[0];
+  switch (op) {
+    case Op::Add: return add(a, args[1]);
+    case Op::Sub: return sub(a, args[1]);
+    case Op::Mul: return mul(a, args[1]);
+    case Op::Div: return div(a, args[1]);
+    case Op::Mod: return mod(a, args[1]);
+    case Op::Lt: return int_of_bool(compare(a, args[1]) < 0);
+    case Op::Gt: return int_of_bool(compare(a, args[1]) > 0);
+    case Op::Eq: return int_of_bool(compare(a, args[1]) == 0);
+    case Op::Le: return int_of_bool(compare(a, args[1]) <= 0);
+    case Op::Ge: return int_of_bool(compare(a, args[1]) >= 0);
+    case Op::Ne: return int_of_bool(compare(a, args[1]) != 0);
+    case Op::And: return int_of_bool(!a.is_zero() && !args[1].is_zero());
+    case Op::Or: return int_of_bool(!a.is_zero() || !args[1].is_zero());
+    case Op::Not: return int_of_bool(a.is_zero());
+    case Op::Neg: return sub(Value(int64_t{0}), a);
+    case Op::Select: return a.is_zero() ? args[2] : args[1];
+    case Op::Min: return compare(a, args[1]) <= 0 ? a : args[1];
+    case Op::Max: return compare(a, args[1]) >= 0 ? a : args[1];
+  }
+  return Value();
+}
+
+}  // namespace halo

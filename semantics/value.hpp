@@ -1,0 +1,113 @@
+// The value domain V = Z ∪ {ε_rdom, ε_mem} of thesis §2.4.1 (Def. 2.6).
+//
+// Integers are unbounded: a value that fits in a machine word is kept as an int64_t
+// (the fast path every evaluator uses), anything larger is promoted to a Boost
+// cpp_int and demoted again as soon as it fits. Nothing ever wraps around.
+// Errors are ordered ε_rdom < ε_mem and every operation returns the greatest error
+// among its operands; div and mod are Euclidean and total (x / 0 = x % 0 = 0).
+#pragma once
+
+#include <boost/multiprecision/cpp_int.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace halo {
+
+using BigInt = boost::multiprecision::cpp_int;
+
+class Value {
+ public:
+  // Order matters: errors compare by this enum (Def. 2.6: ε_rdom < ε_mem).
+  enum class Kind : uint8_t { Int = 0, ErrRdom = 1, ErrMem = 2 };
+
+  Value() = default;
+  Value(int64_t v) : small_(v) {}  // NOLINT: integers convert implicitly
+  Value(int v) : small_(v) {}      // NOLINT
+  static Value from_big(const BigInt& v);
+  static Value err_rdom() { return Value(Kind::ErrRdom); }
+  static Value err_mem() { return Value(Kind::ErrMem); }
+  static Value error(Kind k) { return Value(k); }
+  // Parses an optionally signed decimal literal; nullopt when malformed.
+  static std::optional<Value> parse(std::string_view text);
+
+  Kind kind() const { return kind_; }
+  bool is_error() const { return kind_ != Kind::Int; }
+  bool is_int() const { return kind_ == Kind::Int; }
+  // True when the value is an integer held in the machine word.
+  bool is_small() const { return kind_ == Kind::Int && !big_; }
+  int64_t small() const { return small_; }
+  BigInt to_big() const;
+  std::optional<int64_t> as_int64() const {
+    if (is_small()) return small_;
+    return std::nullopt;
+  }
+  bool is_zero() const { return is_small() && small_ == 0; }
+  int sign() const;  // integers only
+  bool fits_in_bits(int bits) const;  // |v| < 2^bits (integers only)
+
+  std::string to_string() const;  // decimal, or "err_rdom" / "err_mem"
+  size_t hash() const;
+
+  friend bool operator==(const Value& a, const Value& b);
+  friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
+
+ private:
+  explicit Value(Kind k) : kind_(k) {}
+  Kind kind_ = Kind::Int;
+  int64_t small_ = 0;
+  std::shared_ptr<const BigInt> big_;  // set iff the integer does not fit in int64_t
+};
+
+// The operators of fig. 2.5b, plus the sugar LANGUAGE.md adds (<=, >=, !=, unary -).
+enum class Op : uint8_t {
+  Add, Sub, Mul, Div, Mod,
+  Lt, Gt, Eq, Le, Ge, Ne,
+  And, Or, Not, Neg,
+  Select, Min, Max,
+};
+int op_arity(Op op);
+const char* op_name(Op op);  // the surface spelling: "+", "select", ...
+
+// The greatest error among the operands, if any (Def. 2.6).
+std::optional<Value::Kind> max_error(std::span<const Value> vs);
+Value join_errors(const Value& a, const Value& b);  // precondition: one is an error
+
+Value add(const Value& a, const Value& b);
+Value sub(const Value& a, const Value& b);
+Value mul(const Value& a, const Value& b);
+Value div(const Value& a, const Value& b);  // Euclidean, x / 0 = 0
+Value mod(const Value& a, const Value& b);  // Euclidean, 0 <= x % y < |y|, x % 0 = 0
+Value apply_op(Op op, std::span<const Value> args);
+
+// Word-sized fast paths. They return false when the exact result does not fit (the
+// caller then redoes the operation on Values) and never invoke undefined behaviour.
+namespace fast {
+inline bool add(int64_t a, int64_t b, int64_t& r) { return !__builtin_add_overflow(a, b, &r); }
+inline bool sub(int64_t a, int64_t b, int64_t& r) { return !__builtin_sub_overflow(a, b, &r); }
+inline bool mul(int64_t a, int64_t b, int64_t& r) { return !__builtin_mul_overflow(a, b, &r); }
+inline bool div(int64_t a, int64_t b, int64_t& r) {
+  if (b == 0) { r = 0; return true; }
+  if (b == -1) return !__builtin_sub_overflow(int64_t{0}, a, &r);
+  int64_t q = a / b, m = a % b;
+  if (m < 0) q += (b > 0) ? -1 : 1;  // Euclidean: round so that the remainder is >= 0
+  r = q;
+  return true;
+}
+inline bool mod(int64_t a, int64_t b, int64_t& r) {
+  if (b == 0 || b == -1) { r = 0; return true; }
+  int64_t m = a % b;
+  if (m < 0) m = (b > 0) ? m + b : m - b;  // m - b cannot overflow: m < 0 < -b
+  r = m;
+  return true;
+}
+}  // namespace fast
+
+struct ValueHash {
+  size_t operator()(const Value& v) const { return v.hash(); }
+};
+
+}  // namespace halo
