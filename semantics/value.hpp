@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace halo {
 
@@ -108,6 +109,14 @@ inline bool mod(int64_t a, int64_t b, int64_t& r) {
 
 struct ValueHash {
   size_t operator()(const Value& v) const { return v.hash(); }
+};
+// Hash of a point (a coordinate vector), for memo tables keyed by points.
+struct PointHash {
+  size_t operator()(const std::vector<Value>& p) const {
+    size_t h = 0xcbf29ce484222325ull;
+    for (const Value& v : p) h = (h ^ v.hash()) * 0x100000001b3ull;
+    return h;
+  }
 };
 
 }  // namespace halo

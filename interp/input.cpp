@@ -1,0 +1,133 @@
+// Building the input z from the realize section and the command line, and the resource
+// budget every evaluator charges.
+#include "interp/input.hpp"
+
+#include <fmt/format.h>
+
+namespace halo {
+
+namespace {
+Diagnostic cli_error(const Program& prog, std::string msg) {
+  return Diagnostic{prog.file, SourceLoc{}, std::move(msg)};
+}
+
+std::string trim(std::string s) {
+  auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+}  // namespace
+
+Input resolve_input(const Program& prog, const InputOverrides& over) {
+  const Pipeline& p = prog.pipeline;
+  std::vector<std::optional<Value>> params(p.params.size());
+  auto index_of = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < p.params.size(); ++i)
+      if (p.params[i].text == name) return int(i);
+    return -1;
+  };
+  if (prog.realize)
+    for (const auto& b : prog.realize->params)
+      if (int i = index_of(b.name.text); i >= 0) params[i] = b.value;
+
+  std::vector<Diagnostic> errs;
+  for (const auto& kv : over.params) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos) {
+      errs.push_back(cli_error(prog, fmt::format("--param expects NAME=VALUE, got '{}'", kv)));
+      continue;
+    }
+    std::string name = trim(kv.substr(0, eq)), val = trim(kv.substr(eq + 1));
+    int i = index_of(name);
+    auto v = Value::parse(val);
+    if (i < 0)
+      errs.push_back(cli_error(prog, fmt::format("--param: the pipeline has no parameter '{}'", name)));
+    else if (!v)
+      errs.push_back(cli_error(prog, fmt::format("--param {}: '{}' is not an integer", name, val)));
+    else
+      params[i] = *v;
+  }
+
+  Input in;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i]) in.params.push_back(*params[i]);
+    else errs.push_back(cli_error(prog, fmt::format("no value for parameter '{}': give it in the realize "
+                                                    "section or with --param {}=VALUE",
+                                                    p.params[i].text, p.params[i].text)));
+  }
+
+  size_t dims = p.funcs.empty() ? 0 : p.output().vars.size();
+  if (!over.windows.empty()) {
+    for (const auto& w : over.windows) {
+      auto comma = w.find(',');
+      auto mn = comma == std::string::npos ? std::nullopt : Value::parse(trim(w.substr(0, comma)));
+      auto ln = comma == std::string::npos ? std::nullopt : Value::parse(trim(w.substr(comma + 1)));
+      if (!mn || !ln) {
+        errs.push_back(cli_error(prog, fmt::format("--window expects MIN,LEN with integers, got '{}'", w)));
+        continue;
+      }
+      in.window.push_back(Interval{*mn, *ln, {}});
+    }
+  } else if (prog.realize) {
+    in.window = prog.realize->window;
+  } else if (dims > 0) {
+    errs.push_back(cli_error(prog, "no output window: add a realize section or give --window MIN,LEN "
+                                   "for each output dimension"));
+  }
+  if (errs.empty() && in.window.size() != dims)
+    errs.push_back(cli_error(prog, fmt::format("the output func '{}' has {} dimension(s) but the window "
+                                               "has {} interval(s)",
+                                               p.name.text, dims, in.window.size())));
+  for (const auto& iv : in.window)
+    if (iv.len.sign() < 0)
+      errs.push_back(cli_error(prog, fmt::format("window interval ({}, {}) has a negative length",
+                                                 iv.min.to_string(), iv.len.to_string())));
+  if (!errs.empty()) throw InputError(std::move(errs));
+  return in;
+}
+
+Budget::Budget(const Limits& l) : limits_(l), start_(std::chrono::steady_clock::now()) {}
+
+void Budget::check_slow() {
+  if (steps_ > limits_.max_steps)
+    throw ResourceLimit(fmt::format("step limit reached ({} steps); raise it with --max-steps", limits_.max_steps));
+  if (limits_.max_seconds > 0) {
+    std::chrono::duration<double> d = std::chrono::steady_clock::now() - start_;
+    if (d.count() > limits_.max_seconds)
+      throw ResourceLimit(fmt::format("time limit reached ({} s); raise it with --timeout", limits_.max_seconds));
+  }
+}
+
+void Budget::charge_memory(uint64_t bytes) {
+  memory_ += bytes;
+  if (memory_ > limits_.max_memory_bytes)
+    throw ResourceLimit(fmt::format("memory limit reached ({} MiB); raise it with --max-memory",
+                                    limits_.max_memory_bytes >> 20));
+}
+
+uint64_t window_volume(const std::vector<Interval>& w, const Limits& l) {
+  // Each point of the output costs at least one Value; refuse windows that cannot fit.
+  const uint64_t cap = std::max<uint64_t>(1, l.max_memory_bytes / sizeof(Value));
+  uint64_t n = 1;
+  for (const auto& iv : w) {
+    auto len = iv.len.as_int64();
+    if (!len || *len < 0 || (*len != 0 && n > cap / uint64_t(*len)))
+      throw ResourceLimit(fmt::format("the output window has too many points for the memory limit "
+                                      "({} MiB); use a smaller --window or raise --max-memory",
+                                      l.max_memory_bytes >> 20));
+    n *= uint64_t(*len);
+  }
+  return n;
+}
+
+std::vector<Value> window_point(const std::vector<Interval>& w, uint64_t i) {
+  std::vector<Value> pt;
+  pt.reserve(w.size());
+  for (const auto& iv : w) {
+    uint64_t len = uint64_t(*iv.len.as_int64());
+    pt.push_back(add(iv.min, Value(int64_t(i % len))));
+    i /= len;
+  }
+  return pt;
+}
+
+}  // namespace halo

@@ -1,0 +1,141 @@
+// The command line contract of LANGUAGE.md §2: exit statuses, located errors for every
+// file of the malformed-input corpus, and the JSON shape of `halo eval --json`.
+#include "tools/cli.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+using namespace halo;
+
+namespace {
+struct CliResult {
+  int status;
+  std::string out, err;
+};
+
+CliResult run(std::vector<std::string> args) {
+  args.insert(args.begin(), "halo");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int status = run_cli(int(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+std::string example(const char* name) { return std::string(HALO_SOURCE_DIR) + "/examples/" + name; }
+}  // namespace
+
+TEST_CASE("cli: every malformed input gets exit 2 and a located message", "[cli]") {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(std::string(HALO_SOURCE_DIR) + "/tests/invalid"))
+    if (e.path().extension() == ".halo") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 30);
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::string first;
+    std::getline(in, first);
+    std::smatch m;
+    INFO(f.string());
+    REQUIRE(std::regex_search(first, m, std::regex(R"(# expect: (\d+):(\d+))")));
+    CliResult r = run({"check", f.string()});
+    CHECK(r.status == 2);
+    std::string want = f.string() + ":" + m[1].str() + ":" + m[2].str() + ": error: ";
+    INFO(r.err);
+    CHECK(r.err.rfind(want, 0) == 0);
+  }
+}
+
+TEST_CASE("cli: check accepts every example silently", "[cli][examples]") {
+  for (const char* name : {"thesis_2_2.halo", "thesis_2_2_tile3.halo", "thesis_2_2_round4.halo", "blur.halo",
+                           "histogram.halo", "matmul.halo"}) {
+    INFO(name);
+    CliResult r = run({"check", example(name)});
+    CHECK(r.status == 0);
+    CHECK(r.out.empty());
+    CHECK(r.err.empty());
+  }
+}
+
+TEST_CASE("cli: eval --json has the LANGUAGE.md shape", "[cli]") {
+  CliResult r = run({"eval", example("thesis_2_2.halo"), "--json"});
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["func"] == "f");
+  CHECK(j["window"] == nlohmann::json::parse("[[0, 6]]"));
+  CHECK(j["values"] == nlohmann::json::parse("[3, 7, 15, 27, 43, 63]"));
+}
+
+TEST_CASE("cli: --param and --window override the realize section", "[cli]") {
+  CliResult r = run({"eval", example("blur.halo"), "--param", "w=0", "--window", "0,2", "--window", "0,1", "--json"});
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  // With w = 0 the blur is the identity on f: triangle wave of x + y, minus 4.
+  CHECK(j["values"] == nlohmann::json::parse("[-4, -3]"));
+  CHECK(run({"eval", example("blur.halo"), "--param", "q=1"}).status == 2);
+  CHECK(run({"eval", example("blur.halo"), "--param", "w=abc"}).status == 2);
+  CHECK(run({"eval", example("blur.halo"), "--window", "0,2"}).status == 2);  // 2-D output
+  CHECK(run({"eval", example("blur.halo"), "--window", "0,-1", "--window", "0,1"}).status == 2);
+}
+
+TEST_CASE("cli: big integers and errors in JSON", "[cli]") {
+  namespace fs = std::filesystem;
+  fs::path p = fs::temp_directory_path() / "halo_cli_big.halo";
+  std::ofstream(p) << "pipeline f() {\n  fun bad(x) = { 0; rdom(r = (0, -1)) in (x) <- 1 }\n"
+                      "  fun f(x) = { select(x == 0, bad[x], 9007199254740993 * x) }\n}\n"
+                      "realize () over (0, 2)\n";
+  CliResult r = run({"eval", p.string(), "--json"});
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["values"][0] == "err_rdom");  // strict select
+  CHECK(j["values"][1] == "err_rdom");
+  std::ofstream(p) << "pipeline f() { fun f(x) = { 9007199254740993 * x } }\nrealize () over (0, 2)\n";
+  j = nlohmann::json::parse(run({"eval", p.string(), "--json"}).out);
+  CHECK(j["values"][0] == 0);
+  CHECK(j["values"][1] == "9007199254740993");  // beyond 53 bits: a decimal string
+}
+
+TEST_CASE("cli: both evaluators print the same table", "[cli]") {
+  CliResult fast = run({"eval", example("blur.halo")});
+  CliResult slow = run({"eval", example("blur.halo"), "--evaluator", "derivation"});
+  REQUIRE(fast.status == 0);
+  CHECK(fast.out == slow.out);
+  CHECK(fast.out.find("h on x in (0, 8), y in (0, 6)") == 0);
+}
+
+TEST_CASE("cli: --derivation prints the rules of fig. 2.6", "[cli][bigstep]") {
+  CliResult r = run({"eval", example("thesis_2_2.halo"), "--derivation", "2"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("REALIZE") != std::string::npos);
+  CHECK(r.out.find("FUNC-EVAL") != std::string::npos);
+  CHECK(r.out.find("15") != std::string::npos);  // f(2) = g(2) + g(3) = 5 + 10
+  // c reads a past b: the context drops b by FUNC-SKIP.
+  namespace fs = std::filesystem;
+  fs::path p = fs::temp_directory_path() / "halo_cli_skip.halo";
+  std::ofstream(p) << "pipeline c() {\n  fun a(x) = { x }\n  fun b(x) = { x + 1 }\n"
+                      "  fun c(x) = { a[x] + b[x] }\n}\nrealize () over (0, 1)\n";
+  CliResult skip = run({"eval", p.string(), "--derivation", "3"});
+  REQUIRE(skip.status == 0);
+  CHECK(skip.out.find("FUNC-SKIP") != std::string::npos);
+  CHECK(skip.out.find("7") != std::string::npos);  // c(3) = 3 + 4
+  CHECK(run({"eval", example("thesis_2_2.halo"), "--derivation", "1,2"}).status == 2);
+}
+
+TEST_CASE("cli: usage errors and resource limits", "[cli]") {
+  CHECK(run({}).status == 2);
+  CHECK(run({"frobnicate"}).status == 2);
+  CHECK(run({"eval"}).status == 2);
+  CliResult missing = run({"check", "/nonexistent/file.halo"});
+  CHECK(missing.status == 2);
+  CHECK(missing.err.find("error:") != std::string::npos);
+  CliResult lim = run({"eval", example("matmul.halo"), "--max-steps", "10"});
+  CHECK(lim.status == 3);
+  CHECK(lim.err.find("--max-steps") != std::string::npos);
+  CHECK(run({"--version"}).status == 0);
+}

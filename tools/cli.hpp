@@ -1,0 +1,12 @@
+// The `halo` command line (LANGUAGE.md §2), as a function so tests drive it in-process.
+#pragma once
+
+#include <ostream>
+
+namespace halo {
+
+// Exit status: 0 success, 1 a finding, 2 bad input (syntax, validity, usage),
+// 3 a resource limit stopped the run, 4 an internal error of halo.
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace halo
