@@ -73,15 +73,15 @@ std::vector<Value> parse_point(const std::string& text, const Program& prog) {
   return pt;
 }
 
-int cmd_eval(const CommonOptions& o, const std::string& derivation_point, const std::string& evaluator,
-             std::ostream& out) {
+int cmd_eval(const CommonOptions& o, const std::string& derivation_point, size_t derivation_lines,
+             const std::string& evaluator, std::ostream& out) {
   Program prog = load(o);
   Input in = resolve_input(prog, InputOverrides{o.params, o.windows});
   if (!derivation_point.empty()) {
     std::vector<Value> pt = parse_point(derivation_point, prog);
     DerivationEvaluator ev(prog.pipeline, in, o.limits(), true);
     auto d = ev.derive_point(pt);
-    out << (o.json ? derivation_to_json(*d) + "\n" : print_derivation(*d));
+    out << (o.json ? derivation_to_json(*d) + "\n" : print_derivation(*d, derivation_lines));
     return kExitOk;
   }
   OutputBuffer buf = evaluator == "derivation" ? evaluate_by_derivation(prog.pipeline, in, o.limits())
@@ -109,8 +109,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* eval = app.add_subcommand("eval", "the big-step reference semantics (fig. 2.6): the output on R(z)");
   add_common(eval, eval_opts, true);
   std::string derivation_point, evaluator = "fast";
+  size_t derivation_lines = 5000;
   eval->add_option("--derivation", derivation_point,
                    "print the derivation tree of the output at point X,Y,... (fig. 2.6 rules)");
+  eval->add_option("--derivation-lines", derivation_lines, "print at most this many lines of a derivation")
+      ->capture_default_str();
   eval->add_option("--evaluator", evaluator, "fast (default) or derivation (literal rules, slow)")
       ->check(CLI::IsMember({"fast", "derivation"}));
 
@@ -126,7 +129,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       load(check_opts);
       return kExitOk;
     }
-    if (*eval) return cmd_eval(eval_opts, derivation_point, evaluator, out);
+    if (*eval) return cmd_eval(eval_opts, derivation_point, derivation_lines, evaluator, out);
   } catch (const InputError& e) {
     for (const auto& d : e.diagnostics()) err << d.format() << "\n";
     return kExitInput;
