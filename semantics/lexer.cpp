@@ -1,0 +1,261 @@
+// The lexer and the shared tables of lexer.hpp.
+//
+// The lexer works on bytes, not characters: columns count bytes, and any byte outside the
+// ASCII vocabulary is an error naming the byte, so that arbitrary (even binary) input gets
+// a located message instead of undefined behaviour.
+#include "semantics/lexer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+namespace halo {
+
+namespace {
+
+constexpr std::array kReservedWords = {
+    "pipeline", "fun", "rdom", "in", "if", "schedule", "realize", "over", "select", "min", "max",
+};
+
+// Two-byte symbols come first so that the longest match wins (`<-` is not `<` then `-`).
+constexpr std::string_view kSymbols[] = {
+    "<-", "<=", ">=", "==", "!=", "&&", "||", "(", ")", "{", "}", "[",
+    "]",  ",",  ";",  "=",  "<",  ">",  "!",  "+", "-", "*", "/", "%",
+};
+
+bool is_ident_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// How a byte appears in a message: itself when printable ASCII, else \xNN.
+std::string show_byte(char c) {
+  auto u = static_cast<unsigned char>(c);
+  if (u >= 0x20 && u < 0x7f) return std::string(1, c);
+  return fmt::format("\\x{:02X}", u);
+}
+
+class Lexer {
+ public:
+  Lexer(std::string_view src, const std::string& file) : src_(src), file_(file) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    while (skip_blanks_and_comments(), pos_ < src_.size()) out.push_back(next());
+    out.push_back(Token{TokenKind::End, {}, here()});
+    return out;
+  }
+
+ private:
+  std::string_view src_;
+  const std::string& file_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1, col_ = 1;
+
+  SourceLoc here() const { return {line_, col_}; }
+
+  [[noreturn]] void fail(SourceLoc loc, std::string message) const {
+    throw InputError(Diagnostic{file_, loc, std::move(message)});
+  }
+
+  void bump(size_t n = 1) {
+    for (size_t i = 0; i < n; ++i, ++pos_) {
+      if (src_[pos_] == '\n') {
+        ++line_;
+        col_ = 1;
+      } else {
+        ++col_;
+      }
+    }
+  }
+
+  void skip_blanks_and_comments() {
+    while (pos_ < src_.size()) {
+      char c = src_[pos_];
+      if (is_space(c)) {
+        bump();
+      } else if (c == '#') {
+        while (pos_ < src_.size() && src_[pos_] != '\n') {
+          if (src_[pos_] == '\0') unexpected();
+          bump();
+        }
+      } else {
+        return;
+      }
+    }
+  }
+
+  [[noreturn]] void unexpected() const {
+    char c = src_[pos_];
+    std::string hint;
+    if (c == '&') hint = " (logical and is '&&')";
+    if (c == '|') hint = " (logical or is '||')";
+    fail(here(), fmt::format("unexpected character '{}'{}", show_byte(c), hint));
+  }
+
+  Token next() {
+    char c = src_[pos_];
+    if (is_ident_start(c)) return word();
+    if (is_digit(c)) return number();
+    return symbol();
+  }
+
+  // Consumes the longest run of bytes satisfying `pred` and makes it a token.
+  template <typename Pred>
+  Token take_while(TokenKind kind, Pred pred) {
+    SourceLoc loc = here();
+    size_t start = pos_;
+    while (pos_ < src_.size() && pred(src_[pos_])) bump();
+    return Token{kind, src_.substr(start, pos_ - start), loc};
+  }
+
+  Token word() {
+    Token t = take_while(TokenKind::Identifier, is_ident_char);
+    if (is_reserved_word(t.text)) t.kind = TokenKind::Keyword;
+    return t;
+  }
+
+  Token number() {
+    // Take letters too, so that `12ab` is reported as one malformed literal.
+    Token t = take_while(TokenKind::Integer, is_ident_char);
+    if (!std::all_of(t.text.begin(), t.text.end(), is_digit))
+      fail(t.loc, fmt::format("malformed integer literal '{}'", t.text));
+    if (t.text.size() > kMaxLiteralDigits)
+      fail(t.loc, fmt::format("integer literal too long ({} digits, the limit is {})", t.text.size(),
+                              kMaxLiteralDigits));
+    return t;
+  }
+
+  Token symbol() {
+    std::string_view rest = src_.substr(pos_);
+    for (std::string_view s : kSymbols) {
+      if (rest.starts_with(s)) {
+        Token t{TokenKind::Symbol, rest.substr(0, s.size()), here()};
+        bump(s.size());
+        return t;
+      }
+    }
+    unexpected();
+  }
+};
+
+// ---------------------------------------------------------------- tables
+struct InfixEntry {
+  Op op;
+  Precedence prec;
+};
+constexpr std::array kInfixOps = {
+    InfixEntry{Op::Or, Precedence::Or},
+    InfixEntry{Op::And, Precedence::And},
+    InfixEntry{Op::Lt, Precedence::Compare},
+    InfixEntry{Op::Gt, Precedence::Compare},
+    InfixEntry{Op::Le, Precedence::Compare},
+    InfixEntry{Op::Ge, Precedence::Compare},
+    InfixEntry{Op::Eq, Precedence::Compare},
+    InfixEntry{Op::Ne, Precedence::Compare},
+    InfixEntry{Op::Add, Precedence::Additive},
+    InfixEntry{Op::Sub, Precedence::Additive},
+    InfixEntry{Op::Mul, Precedence::Multiplicative},
+    InfixEntry{Op::Div, Precedence::Multiplicative},
+    InfixEntry{Op::Mod, Precedence::Multiplicative},
+};
+constexpr std::array kBuiltins = {Op::Select, Op::Min, Op::Max};
+
+using P = DirectiveParam;
+using A = DirectiveArg;
+constexpr P kLoop{A::Loop, "<f, j, i, v>"};
+constexpr std::array kSpecialize = {P{A::Func, "f"}, P{A::Expressions, "c1, ..., cn"}};
+constexpr std::array kSplit = {kLoop, P{A::Name, "vo"}, P{A::Name, "vi"}, P{A::Expression, "factor"},
+                               P{A::Tail, "guard|shift|round"}};
+constexpr std::array kFuse = {kLoop, P{A::Name, "t"}};
+constexpr std::array kSwap = {kLoop};
+constexpr std::array kTraverse = {kLoop, P{A::Order, "serial|parallel|vectorized|unrolled"}};
+constexpr std::array kComputeAt = {P{A::Func, "f"}, P{A::Loop, "<g, j, i, v>"}};
+constexpr std::array kBound = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "min"},
+                               P{A::Expression, "len"}};
+constexpr std::array kBoundExtent = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "len"}};
+constexpr std::array kAlignBounds = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "modulus"},
+                                     P{A::Expression, "remainder"}};
+
+// In the order of fig. 2.11's phases, which is also the order error messages list them in.
+const std::array<DirectiveSyntax, 10> kDirectives = {{
+    {DirectiveKind::Specialize, kSpecialize},
+    {DirectiveKind::Split, kSplit},
+    {DirectiveKind::Fuse, kFuse},
+    {DirectiveKind::Swap, kSwap},
+    {DirectiveKind::Traverse, kTraverse},
+    {DirectiveKind::ComputeAt, kComputeAt},
+    {DirectiveKind::StoreAt, kComputeAt},
+    {DirectiveKind::Bound, kBound},
+    {DirectiveKind::BoundExtent, kBoundExtent},
+    {DirectiveKind::AlignBounds, kAlignBounds},
+}};
+
+// The enumerators of a small enum whose name function is `name_of`, looked up by name.
+template <typename E, size_t N>
+std::optional<E> lookup(std::string_view name, const std::array<E, N>& all, const char* (*name_of)(E)) {
+  for (E e : all)
+    if (name == name_of(e)) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Token> lex(std::string_view source, const std::string& file) { return Lexer(source, file).run(); }
+
+bool is_reserved_word(std::string_view word) {
+  return std::find(kReservedWords.begin(), kReservedWords.end(), word) != kReservedWords.end() ||
+         directive_kind(word).has_value();
+}
+
+std::optional<Op> infix_op(std::string_view symbol) {
+  for (const auto& e : kInfixOps)
+    if (symbol == op_name(e.op)) return e.op;
+  return std::nullopt;
+}
+
+std::optional<Op> builtin_op(std::string_view name) { return lookup(name, kBuiltins, op_name); }
+
+bool is_builtin(Op op) { return std::find(kBuiltins.begin(), kBuiltins.end(), op) != kBuiltins.end(); }
+
+Precedence precedence(Op op) {
+  for (const auto& e : kInfixOps)
+    if (e.op == op) return e.prec;
+  return is_builtin(op) ? Precedence::Primary : Precedence::Unary;
+}
+
+const DirectiveSyntax& directive_syntax(DirectiveKind kind) {
+  return *std::find_if(kDirectives.begin(), kDirectives.end(),
+                       [kind](const DirectiveSyntax& d) { return d.kind == kind; });
+}
+
+std::optional<DirectiveKind> directive_kind(std::string_view name) {
+  for (const auto& d : kDirectives)
+    if (name == directive_name(d.kind)) return d.kind;
+  return std::nullopt;
+}
+
+std::span<const DirectiveSyntax> all_directives() { return kDirectives; }
+
+std::string directive_usage(DirectiveKind kind) {
+  std::string params;
+  for (const auto& p : directive_syntax(kind).params) {
+    if (!params.empty()) params += ", ";
+    params += p.placeholder;
+  }
+  return fmt::format("{}({})", directive_name(kind), params);
+}
+
+std::optional<TailStrategy> tail_strategy(std::string_view name) {
+  constexpr std::array all = {TailStrategy::Guard, TailStrategy::Shift, TailStrategy::Round};
+  return lookup(name, all, tail_name);
+}
+
+std::optional<Traversal> traversal(std::string_view name) {
+  constexpr std::array all = {Traversal::Serial, Traversal::Parallel, Traversal::Vectorized,
+                              Traversal::Unrolled};
+  return lookup(name, all, traversal_name);
+}
+
+}  // namespace halo
