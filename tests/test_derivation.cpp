@@ -341,7 +341,7 @@ pipeline f() {
   CHECK(text.find("⟨g: s0⟩; g[3] ⇓ 9   (derived above: #1)") != std::string::npos);
 
   std::string capped = print_derivation(*d, 2);
-  CHECK(capped.find("more lines; use --derivation-depth or a smaller program)") != std::string::npos);
+  CHECK(capped.find("more lines; raise --derivation-lines or use a smaller program)") != std::string::npos);
   CHECK(std::count(capped.begin(), capped.end(), '\n') == 3);
 
   auto j = nlohmann::json::parse(derivation_to_json(*d));
