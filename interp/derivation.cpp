@@ -11,6 +11,7 @@
 // A frame asks for its premises one at a time by pushing a child frame; the child's value
 // (and derivation) is handed back to it when the child finishes.
 #include "interp/derivation.hpp"
+#include "interp/output.hpp"
 
 #include "semantics/printer.hpp"
 
@@ -687,17 +688,12 @@ std::string print_derivation(const Derivation& root, size_t max_lines) {
 
 namespace {
 
-nlohmann::json value_json(const Value& v) {
-  if (v.is_error()) return v.to_string();
-  if (v.fits_in_bits(53)) return *v.as_int64();
-  return v.to_string();
-}
-
 struct JsonWriter {
   std::unordered_map<const Derivation*, size_t> refs;
   std::unordered_map<const Derivation*, size_t> ids;
   size_t next_id = 1;
-  static constexpr size_t kMaxDepth = 4000;
+  // Each level is a C++ frame here and in nlohmann's dump(); 1000 fits any stack, sanitizers included.
+  static constexpr size_t kMaxDepth = 1000;
 
   nlohmann::json write(const Derivation& d, size_t depth) {
     if (depth > kMaxDepth)
@@ -707,7 +703,7 @@ struct JsonWriter {
     nlohmann::json j;
     j["rule"] = d.rule;
     j["judgment"] = d.judgment;
-    j["value"] = value_json(d.value);
+    j["value"] = value_to_json(d.value);
     if (auto it = ids.find(&d); it != ids.end()) {
       j["ref"] = it->second;
       return j;

@@ -474,7 +474,7 @@ struct FastEvaluator::Impl {
       }
       case NK::AccessAffine: {
         int64_t coords[kMaxFastDims];
-        const AffineArg* args = &affine_args[n.b];
+        const AffineArg* args = affine_args.data() + n.b;
         for (int k = 0; k < n.c; ++k) {
           if (args[k].slot < 0) coords[k] = args[k].offset;
           else if (__builtin_add_overflow(fr[args[k].slot], args[k].offset, &coords[k])) return false;
@@ -569,7 +569,7 @@ struct FastEvaluator::Impl {
         return lanes(b.n, [&](int l) { out[l] = c[l] != 0 ? x[l] : y[l]; return true; });
       }
       case NK::AccessAffine: {
-        const AffineArg* args = &affine_args[n.b];
+        const AffineArg* args = affine_args.data() + n.b;
         int64_t coords[kMaxFastDims];
         if (strided_access(n, b, out)) return true;
         for (int l = 0; l < b.n; ++l) {
@@ -603,7 +603,7 @@ struct FastEvaluator::Impl {
   bool strided_access(const CNode& n, const Batch& b, int64_t* out) {
     FuncInfo& f = funcs[n.a];
     if (!f.has_box) return false;
-    const AffineArg* args = &affine_args[n.b];
+    const AffineArg* args = affine_args.data() + n.b;
     int64_t first[kMaxFastDims], idx = 0, step = 0;
     for (int k = 0; k < n.c; ++k) {
       bool varies = args[k].slot == b.vary_slot;
