@@ -2,6 +2,8 @@
 // Rule references name the rule of fig. 2.6 whose effect each piece reproduces.
 #include "interp/fast_eval.hpp"
 
+#include "interp/big_stack.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -640,6 +642,7 @@ struct FastEvaluator::Impl {
 
   // Computes the run of not-yet-computed points of f's box starting at idx along x.
   bool fill_row(int fi, int64_t idx, const int64_t* c) {
+    Nest nest(nesting);
     FuncInfo& f = funcs[fi];
     int n = int(std::min<int64_t>(kLanes, f.box_len[0] - (c[0] - f.box_min[0])));
     int run = 0;
@@ -713,6 +716,7 @@ struct FastEvaluator::Impl {
 
   // [FUNC-EVAL] on the word-sized path: the pure stage at one point.
   bool pure_fast(int fi, const int64_t* c, int64_t& out) {
+    Nest nest(nesting);
     budget.step();
     int64_t frame[64];
     const StageCode& s = funcs[fi].stages[0];
@@ -792,8 +796,22 @@ struct FastEvaluator::Impl {
     fr.insert(fr.end(), c.begin(), c.end());
   }
 
+  // Bounds the recursion through chains of producers (see big_stack.hpp).
+  int nesting = 0;
+  struct Nest {
+    int& n;
+    explicit Nest(int& depth) : n(depth) {
+      if (++n > kMaxEvalNesting)
+        throw ResourceLimit(fmt::format("the chain of funcs being evaluated is deeper than {}; "
+                                        "split the pipeline",
+                                        kMaxEvalNesting));
+    }
+    ~Nest() { --n; }
+  };
+
   // The value of f at point c after stage j.
   Value stage_value(int fi, int j, const Point& c) {
+    Nest nest(nesting);
     FuncInfo& f = funcs[fi];
     const StageCode& s = f.stages[j];
     budget.step();
@@ -990,11 +1008,15 @@ FastEvaluator::FastEvaluator(const Pipeline& p, const Input& in, const Limits& l
 FastEvaluator::~FastEvaluator() = default;
 
 Value FastEvaluator::eval_point(const std::vector<Value>& point) {
-  return impl_->final_value(int(impl_->funcs.size()) - 1, point);
+  Value v;
+  run_on_big_stack([&] { v = impl_->final_value(int(impl_->funcs.size()) - 1, point); });
+  return v;
 }
 
 Value FastEvaluator::func_value(const std::string& func, const std::vector<Value>& point) {
-  return impl_->final_value(impl_->func_index(func), point);
+  Value v;
+  run_on_big_stack([&] { v = impl_->final_value(impl_->func_index(func), point); });
+  return v;
 }
 
 uint64_t FastEvaluator::steps() const { return impl_->budget.steps(); }
@@ -1006,7 +1028,10 @@ OutputBuffer FastEvaluator::realize() {
   uint64_t n = window_volume(out.window, impl_->limits);
   impl_->budget.charge_memory(n * sizeof(Value));
   out.values.reserve(n);
-  for (uint64_t i = 0; i < n; ++i) out.values.push_back(eval_point(window_point(out.window, i)));
+  int last = int(impl_->funcs.size()) - 1;
+  run_on_big_stack([&] {
+    for (uint64_t i = 0; i < n; ++i) out.values.push_back(impl_->final_value(last, window_point(out.window, i)));
+  });
   return out;
 }
 

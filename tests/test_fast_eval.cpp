@@ -1,6 +1,7 @@
 // The fast evaluator on hand-checked programs: each case names the fig. 2.6 behaviour
 // it exercises and states the expected values computed by hand.
 #include "interp/fast_eval.hpp"
+#include "interp/big_stack.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 
@@ -121,4 +122,18 @@ TEST_CASE("fast: a runaway rdom stops at the step limit", "[fast][limits]") {
   Limits lim;
   lim.max_steps = 100000;
   CHECK_THROWS_AS(evaluate_fast(p.pipeline, resolve_input(p, {}), lim), ResourceLimit);
+}
+
+namespace {
+std::string chain(int n) {
+  std::string src = "pipeline f" + std::to_string(n - 1) + "() {\n  fun f0(x) = { x }\n";
+  for (int i = 1; i < n; ++i)
+    src += "  fun f" + std::to_string(i) + "(x) = { f" + std::to_string(i - 1) + "[x] + 1 }\n";
+  return src + "}\nrealize () over (0, 2)\n";
+}
+}  // namespace
+
+TEST_CASE("fast: long chains of funcs neither crash nor overflow the stack", "[fast][limits]") {
+  CHECK(eval_text(chain(20000)) == ints({19999, 20000}));
+  CHECK_THROWS_AS(eval_text(chain(kMaxEvalNesting + 10)), ResourceLimit);
 }

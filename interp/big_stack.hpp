@@ -1,0 +1,22 @@
+// Running an evaluation on a thread with a large stack.
+//
+// Demand-driven evaluation recurses once per producer in a dependency chain, and a valid
+// pipeline may chain thousands of funcs. Rather than rewriting every evaluator without
+// recursion, evaluations run on a thread whose stack is reserved large (untouched pages
+// cost nothing), and evaluators bound their nesting depth (kMaxNesting) so that even the
+// largest input ends in a ResourceLimit message instead of a crash.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace halo {
+
+inline constexpr size_t kBigStackBytes = size_t{2} << 30;
+inline constexpr int kMaxEvalNesting = 25000;
+
+// Runs f to completion on a fresh thread with a kBigStackBytes stack; rethrows whatever
+// f throws. Falls back to the calling thread if such a thread cannot be created.
+void run_on_big_stack(const std::function<void()>& f);
+
+}  // namespace halo
