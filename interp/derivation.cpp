@@ -439,6 +439,8 @@ struct DerivationEvaluator::Impl {
           return conclude_rule("OP-EVAL", v, im.record ? print_expr(e) : "");
         }
         case ExprKind::Call: return step_call(f);
+        case ExprKind::Hole:
+          throw std::logic_error("derivation evaluator: a hole in an algorithm expression");
       }
     }
     size_t func_index(const std::string& name) const {

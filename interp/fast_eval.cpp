@@ -131,6 +131,8 @@ struct FastEvaluator::Impl {
 
   int compile(const Expr& e, const Scope& s) {
     switch (e->kind) {
+      case ExprKind::Hole:
+        throw std::logic_error("fast evaluator: a hole in an algorithm expression (program not validated?)");
       case ExprKind::Const: {
         const Value& v = as<ConstNode>(e).value;
         if (v.is_small()) return push(CNode{NK::Imm, Op::Add, -1, -1, -1, v.small()});
@@ -277,6 +279,7 @@ struct FastEvaluator::Impl {
           if (n == as<VarNode>(e).name) return iv;
         return std::nullopt;
       case ExprKind::Call: return std::nullopt;  // func values are unbounded
+      case ExprKind::Hole: return std::nullopt;
       case ExprKind::Op: break;
     }
     const auto& n = as<OpNode>(e);

@@ -1,12 +1,28 @@
 // Constructors, structural equality, and the generic traversals of ast.hpp.
 #include "semantics/ast.hpp"
 
+#include <fmt/format.h>
+
+#include <tuple>
+
 namespace halo {
 
 Expr make_const(Value v, SourceLoc l) { return std::make_shared<ConstNode>(std::move(v), l); }
 Expr make_var(std::string name, SourceLoc l) { return std::make_shared<VarNode>(std::move(name), l); }
-Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l) {
-  return std::make_shared<CallNode>(std::move(func), std::move(args), l);
+Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l, FuncLabel label) {
+  return std::make_shared<CallNode>(std::move(func), std::move(args), l, label);
+}
+Expr make_hole(HoleLabel label, SourceLoc l) { return std::make_shared<HoleNode>(std::move(label), l); }
+
+bool HoleLabel::operator<(const HoleLabel& o) const {
+  return std::tie(func, kind, var, stage, spec, is_len) < std::tie(o.func, o.kind, o.var, o.stage, o.spec, o.is_len);
+}
+
+std::string HoleLabel::to_string() const {
+  const char* end = is_len ? "len" : "min";
+  if (kind == HoleKind::Mem) return fmt::format("?mem<{}, {}>.{}", func, var, end);
+  std::string sp = spec == FuncLabel::kShared ? "*" : std::to_string(spec);
+  return fmt::format("?cpu<{}, {}, {}, {}>.{}", func, sp, stage, var, end);
 }
 Expr make_op(Op op, std::vector<Expr> args, SourceLoc l) {
   return std::make_shared<OpNode>(op, std::move(args), l);
@@ -28,8 +44,9 @@ bool same_expr(const Expr& a, const Expr& b) {
     case ExprKind::Const: return as<ConstNode>(a).value == as<ConstNode>(b).value;
     case ExprKind::Var: return as<VarNode>(a).name == as<VarNode>(b).name;
     case ExprKind::Call:
-      return as<CallNode>(a).func == as<CallNode>(b).func &&
+      return as<CallNode>(a).func == as<CallNode>(b).func && as<CallNode>(a).label == as<CallNode>(b).label &&
              same_exprs(as<CallNode>(a).args, as<CallNode>(b).args);
+    case ExprKind::Hole: return as<HoleNode>(a).label == as<HoleNode>(b).label;
     case ExprKind::Op:
       return as<OpNode>(a).op == as<OpNode>(b).op && same_exprs(as<OpNode>(a).args, as<OpNode>(b).args);
   }
@@ -153,6 +170,7 @@ void ExprVisitor::visit(const Expr& e) {
     case ExprKind::Var: visit_var(as<VarNode>(e)); break;
     case ExprKind::Call: visit_call(as<CallNode>(e)); break;
     case ExprKind::Op: visit_op(as<OpNode>(e)); break;
+    case ExprKind::Hole: visit_hole(as<HoleNode>(e)); break;
   }
 }
 void ExprVisitor::visit_call(const CallNode& n) {
@@ -168,6 +186,7 @@ Expr ExprMutator::mutate(const Expr& e) {
     case ExprKind::Var: return mutate_var(e);
     case ExprKind::Call: return mutate_call(e);
     case ExprKind::Op: return mutate_op(e);
+    case ExprKind::Hole: return mutate_hole(e);
   }
   return e;
 }
@@ -190,7 +209,7 @@ Expr ExprMutator::mutate_call(const Expr& e) {
   const auto& n = as<CallNode>(e);
   std::vector<Expr> args;
   if (!mutate_all(*this, n.args, args, &ExprMutator::mutate)) return e;
-  return make_call(n.func, std::move(args), n.loc);
+  return make_call(n.func, std::move(args), n.loc, n.label);
 }
 Expr ExprMutator::mutate_op(const Expr& e) {
   const auto& n = as<OpNode>(e);

@@ -18,7 +18,8 @@
 
 namespace halo {
 
-enum class ExprKind : uint8_t { Const, Var, Call, Op };
+// Hole exists only in Tgt? programs (fig. 2.7); the algorithm language never contains one.
+enum class ExprKind : uint8_t { Const, Var, Call, Op, Hole };
 
 struct ExprNode {
   ExprKind kind;
@@ -43,12 +44,26 @@ struct VarNode final : ExprNode {
   VarNode(std::string n, SourceLoc l) : ExprNode(ExprKind::Var, l), name(std::move(n)) {}
 };
 
-// A func access f[e1, ..., en].
+// The label f^{i,j} of a func reference or store in the target language (§2.6): the stage
+// i of f whose compute bounds the access is checked against (for a self-reference, the
+// previous stage; for another func, its last stage) and the specialization j (kShared when
+// the hole is the last stage's, which all specializations share, Def. 2.14).
+struct FuncLabel {
+  static constexpr int64_t kNone = -1;    // unlabelled: an algorithm-language access
+  static constexpr int64_t kShared = -2;  // the last stage's hole, common to all specializations
+  int64_t stage = kNone;
+  int64_t spec = kNone;
+  bool labelled() const { return stage != kNone; }
+  bool operator==(const FuncLabel& o) const { return stage == o.stage && spec == o.spec; }
+};
+
+// A func access f[e1, ..., en] (algorithm) or f^{i,j}[e1, ..., en] (target: a buffer read).
 struct CallNode final : ExprNode {
   std::string func;
   std::vector<Expr> args;
-  CallNode(std::string f, std::vector<Expr> a, SourceLoc l)
-      : ExprNode(ExprKind::Call, l), func(std::move(f)), args(std::move(a)) {}
+  FuncLabel label;
+  CallNode(std::string f, std::vector<Expr> a, SourceLoc l, FuncLabel lab = {})
+      : ExprNode(ExprKind::Call, l), func(std::move(f)), args(std::move(a)), label(lab) {}
 };
 
 // op(e1, ..., ek) for every operator of fig. 2.5b (arity fixed by op_arity).
@@ -59,10 +74,36 @@ struct OpNode final : ExprNode {
       : ExprNode(ExprKind::Op, l), op(o), args(std::move(a)) {}
 };
 
+// A labelled bounds hole ?ℓ (Def. 2.14): allocation (mem) or compute (cpu), the min or the
+// len of the interval, the func and the dimension (named by the func's pure variable),
+// and, for cpu holes, the stage and the specialization (FuncLabel::kShared for the last
+// stage). Text form: ?mem<f, x>.min, ?cpu<f, spec, stage, x>.len (spec `*` when shared).
+enum class HoleKind : uint8_t { Mem, Cpu };
+struct HoleLabel {
+  HoleKind kind = HoleKind::Mem;
+  bool is_len = false;  // min or len
+  std::string func;
+  std::string var;
+  int64_t stage = FuncLabel::kNone;  // cpu only
+  int64_t spec = FuncLabel::kNone;   // cpu only
+  bool operator==(const HoleLabel& o) const {
+    return kind == o.kind && is_len == o.is_len && func == o.func && var == o.var && stage == o.stage &&
+           spec == o.spec;
+  }
+  bool operator<(const HoleLabel& o) const;
+  std::string to_string() const;  // the text form
+};
+
+struct HoleNode final : ExprNode {
+  HoleLabel label;
+  HoleNode(HoleLabel lab, SourceLoc l) : ExprNode(ExprKind::Hole, l), label(std::move(lab)) {}
+};
+
 // Constructors (IROperator.h in Halide).
 Expr make_const(Value v, SourceLoc l = {});
 Expr make_var(std::string name, SourceLoc l = {});
-Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l = {});
+Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l = {}, FuncLabel label = {});
+Expr make_hole(HoleLabel label, SourceLoc l = {});
 Expr make_op(Op op, std::vector<Expr> args, SourceLoc l = {});
 
 template <typename T>
@@ -194,6 +235,7 @@ class ExprVisitor {
   virtual void visit_var(const VarNode&) {}
   virtual void visit_call(const CallNode& n);  // default: visit the arguments
   virtual void visit_op(const OpNode& n);      // default: visit the operands
+  virtual void visit_hole(const HoleNode&) {}
 };
 
 class ExprMutator {
@@ -207,6 +249,7 @@ class ExprMutator {
   virtual Expr mutate_var(const Expr& e) { return e; }
   virtual Expr mutate_call(const Expr& e);
   virtual Expr mutate_op(const Expr& e);
+  virtual Expr mutate_hole(const Expr& e) { return e; }
 };
 
 // [v/x]e for a set of simultaneous substitutions of constants for variables.

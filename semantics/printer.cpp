@@ -109,9 +109,13 @@ std::string print_expr(const Expr& e) {
     case ExprKind::Var: return as<VarNode>(e).name;
     case ExprKind::Call: {
       const auto& c = as<CallNode>(e);
-      return fmt::format("{}[{}]", c.func, join(c.args, print_expr));
+      if (!c.label.labelled()) return fmt::format("{}[{}]", c.func, join(c.args, print_expr));
+      // f^(stage, spec)[...]: a target-language buffer access with its label (§2.6).
+      std::string spec = c.label.spec == FuncLabel::kShared ? "*" : std::to_string(c.label.spec);
+      return fmt::format("{}^({}, {})[{}]", c.func, c.label.stage, spec, join(c.args, print_expr));
     }
     case ExprKind::Op: return print_op(as<OpNode>(e));
+    case ExprKind::Hole: return as<HoleNode>(e).label.to_string();
   }
   return "?";
 }
