@@ -19,9 +19,11 @@ constexpr std::array kReservedWords = {
 };
 
 // Two-byte symbols come first so that the longest match wins (`<-` is not `<` then `-`).
+// `?`, `^`, `.` and `:` belong to the target language (holes, labels, `label f.s0:`); the
+// algorithm parser meets them as tokens and says where they belong.
 constexpr std::string_view kSymbols[] = {
-    "<-", "<=", ">=", "==", "!=", "&&", "||", "(", ")", "{", "}", "[",
-    "]",  ",",  ";",  "=",  "<",  ">",  "!",  "+", "-", "*", "/", "%",
+    "<-", "<=", ">=", "==", "!=", "&&", "||", "(", ")", "{", "}", "[", "]", ",",
+    ";",  "=",  "<",  ">",  "!",  "+",  "-",  "*", "/", "%", "?", "^", ".", ":",
 };
 
 bool is_ident_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
@@ -45,6 +47,11 @@ class Lexer {
     while (skip_blanks_and_comments(), pos_ < src_.size()) out.push_back(next());
     out.push_back(Token{TokenKind::End, {}, here()});
     return out;
+  }
+
+  Token first() {
+    skip_blanks_and_comments();
+    return pos_ < src_.size() ? next() : Token{TokenKind::End, {}, here()};
   }
 
  private:
@@ -161,6 +168,7 @@ constexpr std::array kInfixOps = {
     InfixEntry{Op::Mod, Precedence::Multiplicative},
 };
 constexpr std::array kBuiltins = {Op::Select, Op::Min, Op::Max};
+constexpr std::array kPrefixOps = {Op::Neg, Op::Not};
 
 using P = DirectiveParam;
 using A = DirectiveArg;
@@ -204,9 +212,16 @@ std::optional<E> lookup(std::string_view name, const std::array<E, N>& all, cons
 
 std::vector<Token> lex(std::string_view source, const std::string& file) { return Lexer(source, file).run(); }
 
+Token first_token(std::string_view source, const std::string& file) { return Lexer(source, file).first(); }
+
 bool is_reserved_word(std::string_view word) {
   return std::find(kReservedWords.begin(), kReservedWords.end(), word) != kReservedWords.end() ||
          directive_kind(word).has_value();
+}
+
+bool is_identifier(std::string_view word) {
+  return !word.empty() && is_ident_start(word[0]) && std::all_of(word.begin(), word.end(), is_ident_char) &&
+         !is_reserved_word(word);
 }
 
 std::optional<Op> infix_op(std::string_view symbol) {
@@ -216,6 +231,8 @@ std::optional<Op> infix_op(std::string_view symbol) {
 }
 
 std::optional<Op> builtin_op(std::string_view name) { return lookup(name, kBuiltins, op_name); }
+
+std::optional<Op> prefix_op(std::string_view symbol) { return lookup(symbol, kPrefixOps, op_name); }
 
 bool is_builtin(Op op) { return std::find(kBuiltins.begin(), kBuiltins.end(), op) != kBuiltins.end(); }
 

@@ -1,15 +1,22 @@
-// The vocabulary of the .halo format (LANGUAGE.md §1): tokens, reserved words, operator
-// precedence and the argument shapes of the schedule directives.
+// The vocabulary of the .halo format (LANGUAGE.md §1) and of the target-language text
+// format (docs/target-syntax.md): tokens, reserved words, operator precedence, the
+// argument shapes of the schedule directives, and the parser core both parsers share.
 //
 // The parser and the printer are inverses of each other, so everything both of them must
 // agree on lives here, once: if the printer used its own precedence table or its own idea
-// of a directive's arguments, parse(print(p)) = p would only hold by coincidence.
+// of a directive's arguments, parse(print(p)) = p would only hold by coincidence. The same
+// goes for the two languages: target programs reuse the algorithm's expressions, so the
+// target parser reuses the algorithm parser's expression grammar rather than copying it.
+// This header is internal to the syntax implementation (parser.cpp, tgt_parser.cpp,
+// printer.cpp, tgt_printer.cpp, tgt_json.cpp); parser.hpp is the public interface.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "semantics/ast.hpp"
@@ -38,10 +45,18 @@ inline constexpr size_t kMaxLiteralDigits = 10000;
 // Splits the whole source into tokens, the last one of kind End. Throws InputError at the
 // first byte that cannot start a token (NUL bytes are rejected even inside comments).
 std::vector<Token> lex(std::string_view source, const std::string& file);
+// Only the first token (End for a source of blanks and comments), for telling the two
+// languages apart without lexing a whole file. Throws like lex.
+Token first_token(std::string_view source, const std::string& file);
 
 // Section keywords, `rdom`/`in`/`if`, the built-ins and the directive names: none of them
-// can name a func, a variable or a parameter.
+// can name a func, a variable or a parameter. The statement words of the target language
+// (`target`, `nop`, `for`, `label`, ...) are deliberately not reserved: they are keywords
+// only where a statement or a program starts, so that every name an algorithm may use
+// still names the same func or variable once the algorithm is lowered.
 bool is_reserved_word(std::string_view word);
+// A token the lexer would make an Identifier: [A-Za-z_][A-Za-z0-9_]*, not reserved.
+bool is_identifier(std::string_view word);
 
 // ---------------------------------------------------------------- precedence
 // Binding strength, loosest first. Every binary level is left-associative.
@@ -51,6 +66,8 @@ enum class Precedence : int { Or = 1, And, Compare, Additive, Multiplicative, Un
 std::optional<Op> infix_op(std::string_view symbol);
 // The built-in operator spelled `name` ("select", "min", "max"), if any.
 std::optional<Op> builtin_op(std::string_view name);
+// The prefix operator spelled `symbol` ("-" is Op::Neg, "!" is Op::Not), if any.
+std::optional<Op> prefix_op(std::string_view symbol);
 bool is_builtin(Op op);
 // Primary for built-ins (they print as calls), Unary for `-` and `!`.
 Precedence precedence(Op op);
@@ -85,5 +102,151 @@ std::string directive_usage(DirectiveKind kind);
 
 std::optional<TailStrategy> tail_strategy(std::string_view name);
 std::optional<Traversal> traversal(std::string_view name);
+
+// ---------------------------------------------------------------- the parser core
+// What the .halo parser (parser.cpp) and the target-language parser (tgt_parser.cpp) have
+// in common: the token cursor, located error messages, names, intervals, loop names,
+// traversal orders, the realize section and the whole expression grammar. Each parser
+// derives from it and adds its own top-level rules. The methods are defined in parser.cpp.
+
+// Which expressions are accepted: the algorithm language's, or those of Tgt? (fig. 2.7),
+// which add holes ?mem<f, x>.min and labelled accesses f^(stage, spec)[...]. The algorithm
+// parser rejects both with a message saying they belong to target programs.
+enum class Dialect : uint8_t { Algorithm, Target };
+
+// An expression and its nesting depth: 0 for a leaf, else one more than its deepest part,
+// where parentheses count as a part.
+struct ParsedExpr {
+  Expr expr;
+  int depth = 0;
+};
+
+class ParserCore {
+ public:
+  ParserCore(std::string_view source, std::string file, Dialect dialect);
+  // A whole source that is one expression.
+  Expr lone_expr();
+
+ protected:
+  std::string file_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  int open_ = 0;  // constructs the parser is currently inside (it recurses once for each)
+  Dialect dialect_;
+
+  // Marks one level of recursion for as long as it lives.
+  class Nest {
+   public:
+    Nest(ParserCore& p, SourceLoc where);
+    ~Nest() { --p_.open_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    ParserCore& p_;
+  };
+
+  static std::string loc_text(SourceLoc l);  // "LINE:COL"
+  static std::vector<Expr> exprs_of(const std::vector<ParsedExpr>& ps);
+
+  // ---------------------------------------------------------------- tokens
+  const Token& peek(size_t ahead = 0) const { return toks_[std::min(pos_ + ahead, toks_.size() - 1)]; }
+  const Token& advance() {
+    const Token& t = peek();
+    if (pos_ + 1 < toks_.size()) ++pos_;
+    return t;
+  }
+  // A symbol or reserved word.
+  bool at(std::string_view text, size_t ahead = 0) const {
+    const Token& t = peek(ahead);
+    return (t.kind == TokenKind::Symbol || t.kind == TokenKind::Keyword) && t.text == text;
+  }
+  // An identifier acting as a keyword where it stands (`mem`, `serial`, `nop`, ...).
+  bool at_word(std::string_view word, size_t ahead = 0) const {
+    const Token& t = peek(ahead);
+    return t.kind == TokenKind::Identifier && t.text == word;
+  }
+  bool at_end() const { return peek().kind == TokenKind::End; }
+  bool accept(std::string_view text) {
+    if (!at(text)) return false;
+    advance();
+    return true;
+  }
+
+  // ---------------------------------------------------------------- errors
+  [[noreturn]] void fail(SourceLoc loc, std::string message) const;
+  [[noreturn]] void fail_expected(std::string_view what) const;  // "expected WHAT, found TOKEN"
+  [[noreturn]] void unclosed(const Token& open, std::string_view what) const;
+  [[noreturn]] void too_deep(SourceLoc loc) const;
+  [[noreturn]] void list_not_closed(const Token& open, std::string_view close) const;
+  const Token& expect(std::string_view text, std::string_view context);
+  void expect_close(std::string_view close, const Token& open);
+
+  // item (',' item)* up to `close`, the opening token already consumed; may be empty.
+  template <typename F>
+  auto comma_list(const Token& open, std::string_view close, F item) {
+    std::vector<decltype(item())> items;
+    if (accept(close)) return items;
+    while (true) {
+      items.push_back(item());
+      if (accept(",")) continue;
+      if (accept(close)) return items;
+      list_not_closed(open, close);
+    }
+  }
+
+  // ---------------------------------------------------------------- shared rules
+  Name name(std::string_view what);
+  std::vector<Name> names_in_parens(std::string_view after, std::string_view what);
+  LoopName loop_name();
+  // A non-negative integer literal fitting in 64 bits: the `what` (e.g. "stage index") of
+  // the `owner` (e.g. "loop name"); `alternatives` says what may stand there.
+  int64_t index(std::string_view what, std::string_view owner, std::string_view alternatives = "an integer");
+  // A specialization index, or `*` for FuncLabel::kShared.
+  int64_t spec_or_shared(std::string_view owner);
+  Traversal order(std::string_view placeholder);
+  Realization realization();
+
+  struct SignedLiteral {
+    Value value;
+    SourceLoc loc;
+  };
+  SignedLiteral signed_literal(std::string_view what);
+
+  // (min, len) with each bound parsed by `bound`.
+  template <typename F>
+  auto interval(F bound) {
+    const Token& open = expect("(", "to start the interval (min, len)");
+    auto min = bound();
+    expect(",", "between the min and the length of the interval (min, len)");
+    auto len = bound();
+    expect_close(")", open);
+    return std::tuple{open.loc, std::move(min), std::move(len)};
+  }
+
+  // ---------------------------------------------------------------- expressions
+  ParsedExpr expr() { return binary_rest(unary(), Precedence::Or); }
+  ParsedExpr binary_rest(ParsedExpr lhs, Precedence min);
+  ParsedExpr unary();
+  ParsedExpr primary();
+  ParsedExpr access_or_var();  // an identifier, possibly followed by a label and [args]
+  FuncLabel func_label();      // ^(stage, spec), the '^' already consumed
+  ParsedExpr hole();
+  ParsedExpr builtin(Op op);
+  bool negative_literal_ahead() const;
+  ParsedExpr negative_literal();
+  ParsedExpr group();
+  std::vector<ParsedExpr> expr_list(const Token& open, std::string_view close);
+  ParsedExpr with_depth(Expr e, int depth, SourceLoc loc) const;
+  ParsedExpr op_node(Op op, const std::vector<ParsedExpr>& parts, SourceLoc loc) const;
+};
+
+// The whole content of a file; a file that cannot be read is an InputError at 0:0 saying
+// `cannot read file:` and the system's reason.
+std::string read_source_file(const std::string& path);
+
+// ---------------------------------------------------------------- the printers
+// The realize section as printed at the end of both kinds of program (with its newline).
+std::string print_realization(const Realization& r);
 
 }  // namespace halo

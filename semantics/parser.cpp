@@ -1,5 +1,6 @@
 // The recursive-descent parser of parser.hpp, one function per rule of the grammar in
-// docs/syntax.md.
+// docs/syntax.md, and the parser core of lexer.hpp that the target-language parser
+// (tgt_parser.cpp) shares with it: tokens, errors, expressions, loop names, realize.
 //
 // Two things shape it beyond the grammar. Every error is an InputError that says, in
 // words, what was expected and what was found, at the location of the offending token.
@@ -24,17 +25,8 @@ namespace halo {
 
 namespace {
 
-// An expression and its nesting depth: 0 for a leaf, else one more than its deepest part,
-// where parentheses count as a part.
-struct Parsed {
-  Expr expr;
-  int depth = 0;
-};
-
 // A stage before we know whether it stands where it is allowed.
 using Stage = std::variant<Expr, UpdateStage>;
-
-std::string loc_text(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); }
 
 std::string describe(const Token& t) {
   constexpr size_t kShown = 24;  // keep messages readable when a literal is huge
@@ -46,14 +38,7 @@ std::string describe(const Token& t) {
   return fmt::format("'{}'", text);
 }
 
-std::vector<Expr> exprs_of(const std::vector<Parsed>& ps) {
-  std::vector<Expr> es;
-  es.reserve(ps.size());
-  for (const auto& p : ps) es.push_back(p.expr);
-  return es;
-}
-
-int deepest(const std::vector<Parsed>& ps) {
+int deepest(const std::vector<ParsedExpr>& ps) {
   int d = 0;
   for (const auto& p : ps) d = std::max(d, p.depth);
   return d;
@@ -66,100 +51,14 @@ Value literal_value(const Token& t, bool negative) {
   return *Value::parse(negative ? fmt::format("-{}", t.text) : std::string(t.text));
 }
 
-class Parser {
+// The .halo parser: the core plus the pipeline, schedule and section rules.
+class Parser : public ParserCore {
  public:
-  Parser(std::string_view source, std::string file) : file_(std::move(file)), toks_(lex(source, file_)) {}
+  Parser(std::string_view source, std::string file) : ParserCore(source, std::move(file), Dialect::Algorithm) {}
 
   Program program();
-  Expr lone_expr();
 
  private:
-  std::string file_;
-  std::vector<Token> toks_;
-  size_t pos_ = 0;
-  int open_ = 0;  // constructs the parser is currently inside (it recurses once for each)
-
-  // Marks one level of recursion for as long as it lives.
-  class Nest {
-   public:
-    Nest(Parser& p, SourceLoc where) : p_(p) {
-      if (++p_.open_ > kMaxNesting) p_.too_deep(where);
-    }
-    ~Nest() { --p_.open_; }
-    Nest(const Nest&) = delete;
-    Nest& operator=(const Nest&) = delete;
-
-   private:
-    Parser& p_;
-  };
-
-  // ---------------------------------------------------------------- tokens
-  const Token& peek(size_t ahead = 0) const { return toks_[std::min(pos_ + ahead, toks_.size() - 1)]; }
-  const Token& advance() {
-    const Token& t = peek();
-    if (pos_ + 1 < toks_.size()) ++pos_;
-    return t;
-  }
-  bool at(std::string_view text, size_t ahead = 0) const {
-    const Token& t = peek(ahead);
-    return (t.kind == TokenKind::Symbol || t.kind == TokenKind::Keyword) && t.text == text;
-  }
-  bool at_end() const { return peek().kind == TokenKind::End; }
-  bool accept(std::string_view text) {
-    if (!at(text)) return false;
-    advance();
-    return true;
-  }
-
-  // ---------------------------------------------------------------- errors
-  [[noreturn]] void fail(SourceLoc loc, std::string message) const {
-    throw InputError(Diagnostic{file_, loc, std::move(message)});
-  }
-  [[noreturn]] void fail_expected(std::string_view what) const {
-    fail(peek().loc, fmt::format("expected {}, found {}", what, describe(peek())));
-  }
-  [[noreturn]] void unclosed(const Token& open, std::string_view what) const {
-    fail(peek().loc,
-         fmt::format("unexpected end of file: the {} opened at {} is not closed", what, loc_text(open.loc)));
-  }
-  [[noreturn]] void too_deep(SourceLoc loc) const {
-    fail(loc, fmt::format("expression nested too deeply (limit {})", kMaxNesting));
-  }
-
-  const Token& expect(std::string_view text, std::string_view context) {
-    if (!at(text)) fail_expected(fmt::format("'{}' {}", text, context));
-    return advance();
-  }
-  void expect_close(std::string_view close, const Token& open) {
-    if (!accept(close))
-      fail_expected(fmt::format("'{}' to close '{}' opened at {}", close, open.text, loc_text(open.loc)));
-  }
-
-  // item (',' item)* up to `close`, the opening token already consumed; may be empty.
-  template <typename F>
-  auto comma_list(const Token& open, std::string_view close, F item) {
-    std::vector<decltype(item())> items;
-    if (accept(close)) return items;
-    while (true) {
-      items.push_back(item());
-      if (accept(",")) continue;
-      if (accept(close)) return items;
-      fail_expected(
-          fmt::format("',' or '{}' to close '{}' opened at {}", close, open.text, loc_text(open.loc)));
-    }
-  }
-
-  Name name(std::string_view what) {
-    if (peek().kind != TokenKind::Identifier) fail_expected(what);
-    const Token& t = advance();
-    return Name{std::string(t.text), t.loc};
-  }
-  std::vector<Name> names_in_parens(std::string_view after, std::string_view what) {
-    const Token& open = expect("(", after);
-    return comma_list(open, ")", [&] { return name(what); });
-  }
-
-  // ---------------------------------------------------------------- sections
   void sections(Program& p);
   Pipeline pipeline();
   FuncDef func();
@@ -173,46 +72,9 @@ class Parser {
   Directive directive();
   void directive_arg(Directive& d, const DirectiveParam& param);
   [[noreturn]] void wrong_arity(DirectiveKind kind, SourceLoc loc) const;
-  LoopName loop_name();
-  int64_t loop_index(std::string_view what);
-  Realization realization();
-
-  struct SignedLiteral {
-    Value value;
-    SourceLoc loc;
-  };
-  SignedLiteral signed_literal(std::string_view what);
-
-  // (min, len) with each bound parsed by `bound`.
-  template <typename F>
-  auto interval(F bound) {
-    const Token& open = expect("(", "to start the interval (min, len)");
-    auto min = bound();
-    expect(",", "between the min and the length of the interval (min, len)");
-    auto len = bound();
-    expect_close(")", open);
-    return std::tuple{open.loc, std::move(min), std::move(len)};
-  }
-
-  // ---------------------------------------------------------------- expressions
-  Parsed expr() { return binary_rest(unary(), Precedence::Or); }
-  Parsed binary_rest(Parsed lhs, Precedence min);
-  Parsed unary();
-  Parsed primary();
-  Parsed access_or_var();
-  Parsed builtin(Op op);
-  bool negative_literal_ahead() const;
-  Parsed negative_literal();
-  Parsed group();
-  std::vector<Parsed> expr_list(const Token& open, std::string_view close);
-  Parsed with_depth(Expr e, int depth, SourceLoc loc) const {
-    if (depth > kMaxNesting) too_deep(loc);
-    return Parsed{std::move(e), depth};
-  }
-  Parsed op_node(Op op, const std::vector<Parsed>& parts, SourceLoc loc) const {
-    return with_depth(make_op(op, exprs_of(parts), loc), 1 + deepest(parts), loc);
-  }
 };
+
+}  // namespace
 
 // ---------------------------------------------------------------- sections
 Program Parser::program() {
@@ -308,10 +170,10 @@ void Parser::add_stage(FuncDef& f, Stage stage, SourceLoc start) const {
 Stage Parser::stage() {
   if (at("rdom")) return update_with_rdom();
   if (at("<-")) fail(peek().loc, "'<-' needs a left-hand side: (e1, ..., en) <- value");
-  Parsed pure;
+  ParsedExpr pure;
   if (starts_lhs_list()) {
     const Token& open = advance();
-    std::vector<Parsed> items = expr_list(open, ")");
+    std::vector<ParsedExpr> items = expr_list(open, ")");
     if (at("<-")) {
       UpdateStage u;
       u.loc = open.loc;
@@ -421,13 +283,7 @@ void Parser::directive_arg(Directive& d, const DirectiveParam& param) {
         return;
       }
       fail_expected(fmt::format("a tail strategy ({})", param.placeholder));
-    case DirectiveArg::Order:
-      if (auto order = traversal(peek().text); order && peek().kind == TokenKind::Identifier) {
-        advance();
-        d.order = *order;
-        return;
-      }
-      fail_expected(fmt::format("a traversal order ({})", param.placeholder));
+    case DirectiveArg::Order: d.order = order(param.placeholder); return;
   }
 }
 
@@ -438,7 +294,60 @@ void Parser::wrong_arity(DirectiveKind kind, SourceLoc loc) const {
                         params.size(), params.size() == 1 ? "" : "s", directive_usage(kind)));
 }
 
-LoopName Parser::loop_name() {
+// ---------------------------------------------------------------- the parser core
+ParserCore::ParserCore(std::string_view source, std::string file, Dialect dialect)
+    : file_(std::move(file)), toks_(lex(source, file_)), dialect_(dialect) {}
+
+ParserCore::Nest::Nest(ParserCore& p, SourceLoc where) : p_(p) {
+  if (++p_.open_ > kMaxNesting) p_.too_deep(where);
+}
+
+std::string ParserCore::loc_text(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); }
+
+std::vector<Expr> ParserCore::exprs_of(const std::vector<ParsedExpr>& ps) {
+  std::vector<Expr> es;
+  es.reserve(ps.size());
+  for (const auto& p : ps) es.push_back(p.expr);
+  return es;
+}
+
+void ParserCore::fail(SourceLoc loc, std::string message) const {
+  throw InputError(Diagnostic{file_, loc, std::move(message)});
+}
+void ParserCore::fail_expected(std::string_view what) const {
+  fail(peek().loc, fmt::format("expected {}, found {}", what, describe(peek())));
+}
+void ParserCore::unclosed(const Token& open, std::string_view what) const {
+  fail(peek().loc,
+       fmt::format("unexpected end of file: the {} opened at {} is not closed", what, loc_text(open.loc)));
+}
+void ParserCore::too_deep(SourceLoc loc) const {
+  fail(loc, fmt::format("expression nested too deeply (limit {})", kMaxNesting));
+}
+void ParserCore::list_not_closed(const Token& open, std::string_view close) const {
+  fail_expected(fmt::format("',' or '{}' to close '{}' opened at {}", close, open.text, loc_text(open.loc)));
+}
+
+const Token& ParserCore::expect(std::string_view text, std::string_view context) {
+  if (!at(text)) fail_expected(fmt::format("'{}' {}", text, context));
+  return advance();
+}
+void ParserCore::expect_close(std::string_view close, const Token& open) {
+  if (!accept(close))
+    fail_expected(fmt::format("'{}' to close '{}' opened at {}", close, open.text, loc_text(open.loc)));
+}
+
+Name ParserCore::name(std::string_view what) {
+  if (peek().kind != TokenKind::Identifier) fail_expected(what);
+  const Token& t = advance();
+  return Name{std::string(t.text), t.loc};
+}
+std::vector<Name> ParserCore::names_in_parens(std::string_view after, std::string_view what) {
+  const Token& open = expect("(", after);
+  return comma_list(open, ")", [&] { return name(what); });
+}
+
+LoopName ParserCore::loop_name() {
   if (!at("<")) fail_expected("a loop name <f, j, i, v>");
   const Token& open = advance();
   LoopName l;
@@ -446,25 +355,39 @@ LoopName Parser::loop_name() {
   constexpr std::string_view kIn = "in the loop name <f, j, i, v>";
   l.func = name("a func name");
   expect(",", kIn);
-  l.spec = loop_index("specialization index");
+  l.spec = index("specialization index", "loop name");
   expect(",", kIn);
-  l.stage = loop_index("stage index");
+  l.stage = index("stage index", "loop name");
   expect(",", kIn);
   l.var = name("a loop variable name");
   expect_close(">", open);
   return l;
 }
 
-int64_t Parser::loop_index(std::string_view what) {
-  auto [value, loc] = signed_literal(fmt::format("the {} of the loop name (an integer)", what));
+int64_t ParserCore::index(std::string_view what, std::string_view owner, std::string_view alternatives) {
+  auto [value, loc] = signed_literal(fmt::format("the {} of the {} ({})", what, owner, alternatives));
   if (value.sign() < 0)
-    fail(loc, fmt::format("the {} of a loop name must be non-negative, found {}", what, value.to_string()));
+    fail(loc, fmt::format("the {} of a {} must be non-negative, found {}", what, owner, value.to_string()));
   auto small = value.as_int64();
-  if (!small) fail(loc, fmt::format("the {} of a loop name is too large (it must fit in 64 bits)", what));
+  if (!small) fail(loc, fmt::format("the {} of a {} is too large (it must fit in 64 bits)", what, owner));
   return *small;
 }
 
-Realization Parser::realization() {
+int64_t ParserCore::spec_or_shared(std::string_view owner) {
+  if (accept("*")) return FuncLabel::kShared;
+  return index("specialization index", owner, "an integer, or '*' for the last stage's");
+}
+
+Traversal ParserCore::order(std::string_view placeholder) {
+  // Not reserved words: a func or a variable may be called `serial`.
+  if (auto o = traversal(peek().text); o && peek().kind == TokenKind::Identifier) {
+    advance();
+    return *o;
+  }
+  fail_expected(fmt::format("a traversal order ({})", placeholder));
+}
+
+Realization ParserCore::realization() {
   Realization r;
   r.loc = advance().loc;
   const Token& open = expect("(", "after 'realize' (the parameter values, e.g. realize (w = 1))");
@@ -484,7 +407,7 @@ Realization Parser::realization() {
   return r;
 }
 
-Parser::SignedLiteral Parser::signed_literal(std::string_view what) {
+ParserCore::SignedLiteral ParserCore::signed_literal(std::string_view what) {
   SourceLoc loc = peek().loc;
   bool negative = accept("-");
   if (peek().kind != TokenKind::Integer) fail_expected(what);
@@ -492,58 +415,126 @@ Parser::SignedLiteral Parser::signed_literal(std::string_view what) {
 }
 
 // ---------------------------------------------------------------- expressions
-Parsed Parser::binary_rest(Parsed lhs, Precedence min) {
+ParsedExpr ParserCore::with_depth(Expr e, int depth, SourceLoc loc) const {
+  if (depth > kMaxNesting) too_deep(loc);
+  return ParsedExpr{std::move(e), depth};
+}
+
+ParsedExpr ParserCore::op_node(Op op, const std::vector<ParsedExpr>& parts, SourceLoc loc) const {
+  return with_depth(make_op(op, exprs_of(parts), loc), 1 + deepest(parts), loc);
+}
+
+ParsedExpr ParserCore::binary_rest(ParsedExpr lhs, Precedence min) {
   while (peek().kind == TokenKind::Symbol) {
     auto op = infix_op(peek().text);
     if (!op || precedence(*op) < min) break;
     const Token& t = advance();
-    Parsed rhs = binary_rest(unary(), tighter(precedence(*op)));
+    ParsedExpr rhs = binary_rest(unary(), tighter(precedence(*op)));
     lhs = op_node(*op, {lhs, rhs}, t.loc);
   }
   return lhs;
 }
 
-Parsed Parser::unary() {
-  if (!at("-") && !at("!")) return primary();
+ParsedExpr ParserCore::unary() {
+  auto op = peek().kind == TokenKind::Symbol ? prefix_op(peek().text) : std::nullopt;
+  if (!op) return primary();
   const Token& t = advance();
-  Parsed operand;
+  ParsedExpr operand;
   {
     Nest nest(*this, t.loc);
     operand = unary();
   }
-  return op_node(t.text == "-" ? Op::Neg : Op::Not, {operand}, t.loc);
+  return op_node(*op, {operand}, t.loc);
 }
 
-Parsed Parser::primary() {
+ParsedExpr ParserCore::primary() {
   const Token& t = peek();
   switch (t.kind) {
-    case TokenKind::Integer: advance(); return Parsed{make_const(literal_value(t, false), t.loc), 0};
+    case TokenKind::Integer: advance(); return ParsedExpr{make_const(literal_value(t, false), t.loc), 0};
     case TokenKind::Identifier: return access_or_var();
     case TokenKind::Keyword:
       if (auto op = builtin_op(t.text)) return builtin(*op);
       break;
     case TokenKind::Symbol:
       if (t.text == "(") return negative_literal_ahead() ? negative_literal() : group();
+      if (t.text == "?") {
+        if (dialect_ == Dialect::Target) return hole();
+        fail(t.loc, "holes (?mem<f, x>.min, ?cpu<f, j, i, x>.len) exist only in target programs, not in algorithms");
+      }
       break;
     case TokenKind::End: break;
   }
   fail_expected("an expression");
 }
 
-Parsed Parser::access_or_var() {
+ParsedExpr ParserCore::access_or_var() {
   const Token& name = advance();
   if (at("(")) fail(peek().loc, fmt::format("func accesses use brackets: write {}[...]", name.text));
-  if (!at("[")) return Parsed{make_var(std::string(name.text), name.loc), 0};
-  std::vector<Parsed> args = expr_list(advance(), "]");
-  return with_depth(make_call(std::string(name.text), exprs_of(args), name.loc), 1 + deepest(args), name.loc);
+  FuncLabel label;
+  if (at("^")) {
+    if (dialect_ != Dialect::Target)
+      fail(peek().loc, fmt::format("'^' labels a func access {}^(stage, spec)[...], which exists only in target "
+                                   "programs, not in algorithms",
+                                   name.text));
+    advance();
+    label = func_label();
+    if (!at("[")) fail_expected(fmt::format("'[' after the label of the access to {}", name.text));
+  }
+  if (!at("[")) return ParsedExpr{make_var(std::string(name.text), name.loc), 0};
+  std::vector<ParsedExpr> args = expr_list(advance(), "]");
+  return with_depth(make_call(std::string(name.text), exprs_of(args), name.loc, label), 1 + deepest(args),
+                    name.loc);
 }
 
-Parsed Parser::builtin(Op op) {
+FuncLabel ParserCore::func_label() {
+  const Token& open = expect("(", "after '^' (a func label is ^(stage, spec))");
+  FuncLabel l;
+  l.stage = index("stage index", "func label");
+  expect(",", "between the stage and the specialization of the func label (stage, spec)");
+  l.spec = spec_or_shared("func label");
+  expect_close(")", open);
+  return l;
+}
+
+// ?mem<f, x>.min and ?cpu<f, spec, stage, x>.len (Def. 2.14): the spelling of
+// HoleLabel::to_string, which print_expr uses.
+ParsedExpr ParserCore::hole() {
+  const Token& q = advance();  // ?
+  HoleLabel h;
+  if (at_word("mem")) {
+    h.kind = HoleKind::Mem;
+  } else if (at_word("cpu")) {
+    h.kind = HoleKind::Cpu;
+  } else {
+    fail_expected("'mem' or 'cpu' after '?' (a hole is ?mem<f, x>.min or ?cpu<f, j, i, x>.len)");
+  }
+  bool cpu = advance().text == "cpu";
+  std::string_view shape = cpu ? "<f, j, i, x>" : "<f, x>";
+  const Token& open = expect("<", fmt::format("to start the label {} of the hole", shape));
+  std::string in = fmt::format("in the hole label {}", shape);
+  h.func = name("a func name").text;
+  expect(",", in);
+  if (cpu) {
+    h.spec = spec_or_shared("hole");
+    expect(",", in);
+    h.stage = index("stage index", "hole");
+    expect(",", in);
+  }
+  h.var = name("a dimension name (a pure variable of the func)").text;
+  expect_close(">", open);
+  expect(".", "after the hole label (then 'min' or 'len')");
+  // `min` is a reserved word (the built-in) and `len` an identifier: compare the text.
+  if (peek().text != "min" && peek().text != "len") fail_expected("'min' or 'len' after the hole label");
+  h.is_len = advance().text == "len";
+  return ParsedExpr{make_hole(std::move(h), q.loc), 0};
+}
+
+ParsedExpr ParserCore::builtin(Op op) {
   const Token& name = advance();
   if (at("["))
     fail(peek().loc,
          fmt::format("'{}' is a built-in operator, not a func: write {}(...)", name.text, name.text));
-  std::vector<Parsed> args = expr_list(expect("(", fmt::format("after the built-in '{}'", name.text)), ")");
+  std::vector<ParsedExpr> args = expr_list(expect("(", fmt::format("after the built-in '{}'", name.text)), ")");
   if (std::ssize(args) != op_arity(op))
     fail(name.loc, fmt::format("{} expects {} arguments, found {}", name.text, op_arity(op), args.size()));
   return op_node(op, args, name.loc);
@@ -551,21 +542,21 @@ Parsed Parser::builtin(Op op) {
 
 // `(-5)` is how the printer writes a negative constant, while `-5` is the negation of 5:
 // both evaluate alike, but the tree must survive printing and parsing unchanged.
-bool Parser::negative_literal_ahead() const {
+bool ParserCore::negative_literal_ahead() const {
   return at("(") && at("-", 1) && peek(2).kind == TokenKind::Integer && at(")", 3);
 }
 
-Parsed Parser::negative_literal() {
+ParsedExpr ParserCore::negative_literal() {
   SourceLoc loc = advance().loc;
   advance();  // -
   Value v = literal_value(advance(), true);
   advance();  // )
-  return Parsed{make_const(std::move(v), loc), 0};
+  return ParsedExpr{make_const(std::move(v), loc), 0};
 }
 
-Parsed Parser::group() {
+ParsedExpr ParserCore::group() {
   const Token& open = advance();
-  Parsed inner;
+  ParsedExpr inner;
   {
     Nest nest(*this, open.loc);
     inner = expr();
@@ -574,26 +565,27 @@ Parsed Parser::group() {
   return with_depth(inner.expr, inner.depth + 1, open.loc);
 }
 
-std::vector<Parsed> Parser::expr_list(const Token& open, std::string_view close) {
+std::vector<ParsedExpr> ParserCore::expr_list(const Token& open, std::string_view close) {
   Nest nest(*this, open.loc);
   return comma_list(open, close, [&] { return expr(); });
 }
 
-Expr Parser::lone_expr() {
-  Parsed e = expr();
+Expr ParserCore::lone_expr() {
+  ParsedExpr e = expr();
   if (!at_end()) fail_expected("end of input after the expression");
   return e.expr;
 }
 
-}  // namespace
-
+// ---------------------------------------------------------------- the public interface
 Program parse_program(std::string_view source, const std::string& file) {
   return Parser(source, file).program();
 }
 
-Expr parse_expr(std::string_view source, const std::string& file) { return Parser(source, file).lone_expr(); }
+Expr parse_expr(std::string_view source, const std::string& file) {
+  return Parser(source, file).lone_expr();
+}
 
-Program parse_file(const std::string& path) {
+std::string read_source_file(const std::string& path) {
   auto cannot_read = [&](int err) {
     return InputError(Diagnostic{path, {}, fmt::format("cannot read file: {}", std::strerror(err))});
   };
@@ -604,7 +596,9 @@ Program parse_file(const std::string& path) {
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) text.append(buf, n);
   if (std::ferror(f.get())) throw cannot_read(errno);
-  return parse_program(text, path);
+  return text;
 }
+
+Program parse_file(const std::string& path) { return parse_program(read_source_file(path), path); }
 
 }  // namespace halo

@@ -92,6 +92,9 @@ std::string print_schedule(const std::vector<Directive>& ds) {
   return out + "}\n";
 }
 
+}  // namespace
+
+// Shared with the target-language printer (lexer.hpp): both kinds of program end alike.
 std::string print_realization(const Realization& r) {
   std::string out = fmt::format("realize ({})", join(r.params, [](const ParamBinding& b) {
                                   return fmt::format("{} = {}", b.name.text, b.value.to_string());
@@ -100,8 +103,6 @@ std::string print_realization(const Realization& r) {
     out += " over " + join(r.window, [](const Interval& i) { return print_interval(i.min, i.len); });
   return out + "\n";
 }
-
-}  // namespace
 
 std::string print_expr(const Expr& e) {
   switch (e->kind) {

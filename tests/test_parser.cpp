@@ -6,6 +6,7 @@
 #include <rapidcheck/catch.h>
 
 #include <catch2/catch.hpp>
+#include "tests/support.hpp"
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "semantics/printer.hpp"
 
 using namespace halo;
+using halo::test::where;
 
 namespace {
 
@@ -46,7 +48,6 @@ Expr C(int64_t v) { return make_const(v); }
 Expr V(const std::string& n) { return make_var(n); }
 Expr O(Op op, std::vector<Expr> args) { return make_op(op, std::move(args)); }
 
-std::string where(SourceLoc l) { return std::to_string(l.line) + ":" + std::to_string(l.col); }
 
 void require_tree(const std::string& src, const Expr& expected) {
   INFO(src << "  parsed as  " << print_expr(parse_expr(src, "t")));
@@ -54,25 +55,11 @@ void require_tree(const std::string& src, const Expr& expected) {
 }
 
 // Parsing `src` fails at `at` with a message containing `message`.
-template <typename Parse>
-void require_error(Parse parse, const std::string& src, const std::string& at, const std::string& message) {
-  INFO("input: " << src.substr(0, 120) << (src.size() > 120 ? "..." : ""));
-  try {
-    parse(src);
-    FAIL("parsed without error");
-  } catch (const InputError& e) {
-    INFO(e.what());
-    REQUIRE(e.diagnostics().size() == 1);
-    CHECK(where(e.diagnostics()[0].loc) == at);
-    CHECK_THAT(e.diagnostics()[0].message, Catch::Contains(message));
-    CHECK(e.diagnostics()[0].file == "t.halo");
-  }
-}
 void program_error(const std::string& src, const std::string& at, const std::string& message) {
-  require_error([](const std::string& s) { parse_program(s, "t.halo"); }, src, at, message);
+  test::require_error([](const std::string& s) { parse_program(s, "t.halo"); }, src, "t.halo", at, message);
 }
 void expr_error(const std::string& src, const std::string& at, const std::string& message) {
-  require_error([](const std::string& s) { parse_expr(s, "t.halo"); }, src, at, message);
+  test::require_error([](const std::string& s) { parse_expr(s, "t.halo"); }, src, "t.halo", at, message);
 }
 
 // A program whose single func is `p(x)` defined by `body` (the text between the braces).

@@ -6,6 +6,7 @@
 #include "semantics/validity.hpp"
 
 #include <catch2/catch.hpp>
+#include "tests/support.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <string>
 
 using namespace halo;
+using halo::test::where;
 
 namespace {
 
@@ -42,7 +44,6 @@ SourceLoc loc_of(const std::string& src, const std::string& needle, int n = 1) {
   return l;
 }
 
-std::string where(SourceLoc l) { return std::to_string(l.line) + ":" + std::to_string(l.col); }
 
 void require_valid(const std::string& src) {
   auto ds = validate(src);
