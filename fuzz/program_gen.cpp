@@ -117,7 +117,18 @@ UpdateStage gen_update(const FuncDef& f, const FuncSig& sig, const std::vector<F
   int depth = cfg.max_expr_depth;
   for (int d = 0; d < sig.dims; ++d)
     u.lhs.push_back(s.self_pure[d] ? make_var(f.vars[d].text) : gen_index(s, depth - 1));
-  u.value = gen_expr(s, depth);
+  // A third of the updates accumulate in an order-sensitive way (f = f * k + r): without
+  // them, a machine that ran rdoms in the wrong order would pass (sums commute).
+  if (*rc::gen::inRange(0, 3) == 0) {
+    std::vector<Expr> self_args;
+    for (int d = 0; d < sig.dims; ++d)
+      self_args.push_back(s.self_pure[d] ? make_var(f.vars[d].text) : u.lhs[d]);
+    Expr acc = make_op(Op::Mul, {make_call(sig.name, std::move(self_args)),
+                                 make_const(Value(int64_t(*rc::gen::inRange(2, 11))))});
+    u.value = make_op(Op::Add, {acc, gen_expr(s, depth - 1)});
+  } else {
+    u.value = gen_expr(s, depth);
+  }
   if (*rc::gen::inRange(0, 3) == 0) u.predicate = gen_expr(s, depth - 1);
   return u;
 }

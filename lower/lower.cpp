@@ -1,0 +1,187 @@
+// The lowering function of thesis fig. 2.9 (see lower.hpp and docs/lowering.md). Each
+// equation of the figure is one function below, marked with its name, so that the code
+// can be checked against the figure line by line.
+#include "lower/lower.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <stdexcept>
+
+namespace halo {
+
+HoleLabel mem_hole(const std::string& f, const std::string& x, bool is_len) {
+  return HoleLabel{HoleKind::Mem, is_len, f, x, FuncLabel::kNone, FuncLabel::kNone};
+}
+
+HoleLabel cpu_hole(const std::string& f, int64_t spec, int64_t stage, const std::string& x, bool is_len) {
+  return HoleLabel{HoleKind::Cpu, is_len, f, x, stage, spec};
+}
+
+std::pair<Expr, Expr> mem_interval(const std::string& f, const std::string& x) {
+  return {make_hole(mem_hole(f, x, false)), make_hole(mem_hole(f, x, true))};
+}
+
+std::pair<Expr, Expr> cpu_interval(const std::string& f, int64_t spec, int64_t stage, const std::string& x) {
+  return {make_hole(cpu_hole(f, spec, stage, x, false)), make_hole(cpu_hole(f, spec, stage, x, true))};
+}
+
+FuncLabel stage_label(const FuncDef& f, size_t stage) {
+  bool last = stage + 1 == f.stage_count();
+  return FuncLabel{int64_t(stage), last ? FuncLabel::kShared : 0};
+}
+
+std::vector<std::pair<std::string, std::string>> window_variables(const Pipeline& p) {
+  // Every name a hole's completion could confuse with a window variable: the parameters
+  // and the variables of every func, since after compute_at a producer's holes sit inside
+  // its consumers' loops.
+  std::set<std::string> taken;
+  for (const auto& q : p.params) taken.insert(q.text);
+  for (const auto& f : p.funcs) {
+    for (const auto& x : f.vars) taken.insert(x.text);
+    for (const auto& u : f.updates)
+      for (const auto& r : u.rdom) taken.insert(r.name.text);
+  }
+  auto fresh = [&](std::string name) {
+    while (taken.count(name)) name += '_';
+    taken.insert(name);
+    return name;
+  };
+  std::vector<std::pair<std::string, std::string>> w;
+  for (const auto& x : p.output().vars) {
+    std::string mn = fresh(x.text + "_min");
+    std::string ln = fresh(x.text + "_len");
+    w.emplace_back(std::move(mn), std::move(ln));
+  }
+  return w;
+}
+
+namespace {
+
+// [f^{i-1}/f] of L_P's base case, together with the labels of every other func reference
+// (§2.6: references record the previous stage and the specialization): a self-reference
+// in stage i reads f as stage i-1 left it; a reference to g reads g as its last stage
+// left it, through the shared hole consumers demand.
+class LabelAccesses : public ExprMutator {
+ public:
+  LabelAccesses(const Pipeline& p, const FuncDef& f, size_t stage) : p_(p), f_(f), stage_(stage) {}
+
+ protected:
+  Expr mutate_call(const Expr& e) override {
+    Expr m = ExprMutator::mutate_call(e);
+    const auto& n = as<CallNode>(m);
+    return make_call(n.func, n.args, n.loc, label_of(n.func));
+  }
+
+ private:
+  FuncLabel label_of(const std::string& g) const {
+    if (g == f_.name.text) {
+      if (stage_ == 0) throw std::logic_error("lowering: self-reference in the pure stage of " + g);
+      return stage_label(f_, stage_ - 1);
+    }
+    const FuncDef* d = p_.find(g);
+    if (!d) throw std::logic_error("lowering: reference to unknown func " + g);
+    return stage_label(*d, d->stage_count() - 1);
+  }
+  const Pipeline& p_;
+  const FuncDef& f_;
+  size_t stage_;
+};
+
+class LabelStmtAccesses : public StmtMutator {
+ public:
+  explicit LabelStmtAccesses(LabelAccesses& m) : m_(m) {}
+
+ protected:
+  Expr mutate_expr(const Expr& e) override { return m_.mutate(e); }
+
+ private:
+  LabelAccesses& m_;
+};
+
+// Stage i as fig. 2.9 sees it: `R in (ē) <- e_B if e_P`. The pure stage U0 = e is
+// `rdom() in (x̄) <- e if 1` (fig. 2.5), and an absent predicate is `1`.
+UpdateStage stage_as_update(const FuncDef& f, size_t i) {
+  if (i > 0) return f.updates[i - 1];
+  UpdateStage u;
+  for (const auto& x : f.vars) u.lhs.push_back(make_var(x.text, x.loc));
+  u.value = f.pure;
+  u.explicit_rdom = false;
+  u.loc = f.pure->loc;
+  return u;
+}
+
+// L_R fig. 2.9: L_R(rdom(r1 = I1, r̄ = Ī), s) = L_R(rdom(r̄ = Ī), for r1 in I1 do s), so r1,
+// wrapped first, is the innermost loop. Loops are named <f, 0, i, r_k> (Lemma 2.4).
+Stmt lower_rdom(const FuncDef& f, size_t i, const std::vector<RVar>& rdom, Stmt s) {
+  for (const auto& r : rdom)
+    s = make_for(f.name.text, 0, int64_t(i), r.name.text, r.min, r.len, Traversal::Serial, std::move(s), r.name.loc);
+  return s;
+}
+
+// L_P fig. 2.9: one loop per pure dimension (e_j ≡ x_j) over the stage's cpu hole, x1
+// wrapped first so it is the innermost; dimensions that are not pure in the stage get no
+// loop. The base case L_P(f, (), (), i, s) = [f^{i-1}/f]s labels the func references.
+Stmt lower_pure(const Pipeline& p, const FuncDef& f, size_t i, const std::vector<Expr>& lhs, Stmt s, SourceLoc loc) {
+  int64_t hole_spec = stage_label(f, i).spec;
+  for (size_t j = 0; j < f.vars.size(); ++j) {
+    const std::string& x = f.vars[j].text;
+    const Expr& e = lhs[j];
+    if (e->kind != ExprKind::Var || as<VarNode>(e).name != x) continue;
+    auto [mn, ln] = cpu_interval(f.name.text, hole_spec, int64_t(i), x);
+    s = make_for(f.name.text, 0, int64_t(i), x, mn, ln, Traversal::Serial, std::move(s), loc);
+  }
+  LabelAccesses exprs(p, f, i);
+  LabelStmtAccesses stmts(exprs);
+  return stmts.mutate(s);
+}
+
+// L_U fig. 2.9: L_U(f, x̄, i, R in ē = e_B if e_P)
+//   = L_P(f, x̄, ē, i, L_R(R, if e_P then f^i[ē] <- e_B)).
+// The store carries stage i's label, so it names the cpu hole of the stage it computes.
+Stmt lower_stage(const Pipeline& p, const FuncDef& f, size_t i) {
+  UpdateStage u = stage_as_update(f, i);
+  Expr pred = u.predicate ? u.predicate : make_const(Value(int64_t{1}), u.loc);
+  Stmt store = make_store(f.name.text, stage_label(f, i), u.lhs, u.value, u.loc);
+  Stmt guarded = make_if(pred, store, nullptr, u.loc);
+  return lower_pure(p, f, i, u.lhs, lower_rdom(f, i, u.rdom, guarded), u.loc);
+}
+
+// L_B fig. 2.9: `label s_i: L_U(f, x̄, i, U_i)` for each stage in order; the stage labels
+// are spelled `f.s<i>` so that they are unique across funcs.
+Stmt lower_body(const Pipeline& p, const FuncDef& f) {
+  std::vector<Stmt> stages;
+  for (size_t i = 0; i < f.stage_count(); ++i)
+    stages.push_back(make_label(fmt::format("{}.s{}", f.name.text, i), lower_stage(p, f, i), f.loc));
+  return make_seq(std::move(stages), f.loc);
+}
+
+// L(fun f(x̄) = B) fig. 2.9: `allocate f(?mem f_x̄); label f: L_B(f, x̄, B)`. Each func's
+// allocate immediately precedes its computation, as in the figure.
+Stmt lower_func(const Pipeline& p, const FuncDef& f) {
+  std::vector<std::pair<Expr, Expr>> bounds;
+  for (const auto& x : f.vars) bounds.push_back(mem_interval(f.name.text, x.text));
+  return make_seq({make_allocate(f.name.text, std::move(bounds), f.loc), make_label(f.name.text, lower_body(p, f), f.loc)},
+                  f.loc);
+}
+
+}  // namespace
+
+// L(pipeline f(p̄): F̄; fun f(x̄) = B) fig. 2.9:
+//   pipeline f(p̄, x̄_min, x̄_len): L(F̄); L(fun f(x̄) = B)
+TgtProgram lower_pipeline(const Program& prog) {
+  const Pipeline& p = prog.pipeline;
+  TgtProgram t;
+  t.file = prog.file;
+  t.name = p.name.text;
+  for (const auto& q : p.params) t.params.push_back(q.text);
+  t.window = window_variables(p);
+  std::vector<Stmt> funcs;
+  for (const auto& f : p.funcs) funcs.push_back(lower_func(p, f));
+  t.body = make_seq(std::move(funcs), p.loc);
+  t.realize = prog.realize;
+  t.loc = p.loc;
+  return t;
+}
+
+}  // namespace halo
