@@ -7,9 +7,7 @@
 namespace halo {
 
 namespace {
-Diagnostic cli_error(const Program& prog, std::string msg) {
-  return Diagnostic{prog.file, SourceLoc{}, std::move(msg)};
-}
+Diagnostic cli_error(const std::string& file, std::string msg) { return Diagnostic{file, SourceLoc{}, std::move(msg)}; }
 
 std::string trim(std::string s) {
   auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
@@ -18,31 +16,39 @@ std::string trim(std::string s) {
 }  // namespace
 
 Input resolve_input(const Program& prog, const InputOverrides& over) {
-  const Pipeline& p = prog.pipeline;
-  std::vector<std::optional<Value>> params(p.params.size());
+  std::vector<std::string> names;
+  for (const auto& p : prog.pipeline.params) names.push_back(p.text);
+  size_t dims = prog.pipeline.funcs.empty() ? 0 : prog.pipeline.output().vars.size();
+  return resolve_input(prog.file, prog.pipeline.name.text, names, dims, prog.realize, over);
+}
+
+Input resolve_input(const std::string& file, const std::string& output, const std::vector<std::string>& names,
+                    size_t dims, const std::optional<Realization>& realize, const InputOverrides& over) {
+  auto cli_error = [&](std::string msg) { return halo::cli_error(file, std::move(msg)); };
+  std::vector<std::optional<Value>> params(names.size());
   auto index_of = [&](const std::string& name) -> int {
-    for (size_t i = 0; i < p.params.size(); ++i)
-      if (p.params[i].text == name) return int(i);
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return int(i);
     return -1;
   };
-  if (prog.realize)
-    for (const auto& b : prog.realize->params)
+  if (realize)
+    for (const auto& b : realize->params)
       if (int i = index_of(b.name.text); i >= 0) params[i] = b.value;
 
   std::vector<Diagnostic> errs;
   for (const auto& kv : over.params) {
     auto eq = kv.find('=');
     if (eq == std::string::npos) {
-      errs.push_back(cli_error(prog, fmt::format("--param expects NAME=VALUE, got '{}'", kv)));
+      errs.push_back(cli_error(fmt::format("--param expects NAME=VALUE, got '{}'", kv)));
       continue;
     }
     std::string name = trim(kv.substr(0, eq)), val = trim(kv.substr(eq + 1));
     int i = index_of(name);
     auto v = Value::parse(val);
     if (i < 0)
-      errs.push_back(cli_error(prog, fmt::format("--param: the pipeline has no parameter '{}'", name)));
+      errs.push_back(cli_error(fmt::format("--param: the pipeline has no parameter '{}'", name)));
     else if (!v)
-      errs.push_back(cli_error(prog, fmt::format("--param {}: '{}' is not an integer", name, val)));
+      errs.push_back(cli_error(fmt::format("--param {}: '{}' is not an integer", name, val)));
     else
       params[i] = *v;
   }
@@ -50,36 +56,35 @@ Input resolve_input(const Program& prog, const InputOverrides& over) {
   Input in;
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i]) in.params.push_back(*params[i]);
-    else errs.push_back(cli_error(prog, fmt::format("no value for parameter '{}': give it in the realize "
+    else errs.push_back(cli_error(fmt::format("no value for parameter '{}': give it in the realize "
                                                     "section or with --param {}=VALUE",
-                                                    p.params[i].text, p.params[i].text)));
+                                                    names[i], names[i])));
   }
 
-  size_t dims = p.funcs.empty() ? 0 : p.output().vars.size();
   if (!over.windows.empty()) {
     for (const auto& w : over.windows) {
       auto comma = w.find(',');
       auto mn = comma == std::string::npos ? std::nullopt : Value::parse(trim(w.substr(0, comma)));
       auto ln = comma == std::string::npos ? std::nullopt : Value::parse(trim(w.substr(comma + 1)));
       if (!mn || !ln) {
-        errs.push_back(cli_error(prog, fmt::format("--window expects MIN,LEN with integers, got '{}'", w)));
+        errs.push_back(cli_error(fmt::format("--window expects MIN,LEN with integers, got '{}'", w)));
         continue;
       }
       in.window.push_back(Interval{*mn, *ln, {}});
     }
-  } else if (prog.realize) {
-    in.window = prog.realize->window;
+  } else if (realize) {
+    in.window = realize->window;
   } else if (dims > 0) {
-    errs.push_back(cli_error(prog, "no output window: add a realize section or give --window MIN,LEN "
+    errs.push_back(cli_error("no output window: add a realize section or give --window MIN,LEN "
                                    "for each output dimension"));
   }
   if (errs.empty() && in.window.size() != dims)
-    errs.push_back(cli_error(prog, fmt::format("the output func '{}' has {} dimension(s) but the window "
+    errs.push_back(cli_error(fmt::format("the output func '{}' has {} dimension(s) but the window "
                                                "has {} interval(s)",
-                                               p.name.text, dims, in.window.size())));
+                                               output, dims, in.window.size())));
   for (const auto& iv : in.window)
     if (iv.len.sign() < 0)
-      errs.push_back(cli_error(prog, fmt::format("window interval ({}, {}) has a negative length",
+      errs.push_back(cli_error(fmt::format("window interval ({}, {}) has a negative length",
                                                  iv.min.to_string(), iv.len.to_string())));
   if (!errs.empty()) throw InputError(std::move(errs));
   return in;

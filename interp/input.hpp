@@ -25,6 +25,10 @@ struct InputOverrides {
 // Throws InputError when a parameter is missing, unknown or malformed, or when the
 // window has the wrong number of dimensions or a negative length.
 Input resolve_input(const Program& prog, const InputOverrides& over);
+// The same for any program with these parameters, output dimensions and realize section
+// (target programs take their input the same way as algorithms).
+Input resolve_input(const std::string& file, const std::string& output, const std::vector<std::string>& params,
+                    size_t dims, const std::optional<Realization>& realize, const InputOverrides& over);
 
 // Values on R(z), row-major with the first dimension fastest (as Halide stores them).
 struct OutputBuffer {

@@ -34,7 +34,7 @@ TEST_CASE("cli: every malformed input gets exit 2 and a located message", "[cli]
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(std::string(HALO_SOURCE_DIR) + "/tests/invalid"))
-    if (e.path().extension() == ".halo") files.push_back(e.path());
+    if (e.path().extension() == ".halo" || e.path().extension() == ".tgt") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 30);
   for (const auto& f : files) {
@@ -138,4 +138,77 @@ TEST_CASE("cli: usage errors and resource limits", "[cli]") {
   CHECK(lim.status == 3);
   CHECK(lim.err.find("--max-steps") != std::string::npos);
   CHECK(run({"--version"}).status == 0);
+}
+
+TEST_CASE("cli: lower prints a target program that parses back", "[cli][lower]") {
+  for (const char* name : {"thesis_2_2.halo", "blur.halo", "histogram.halo", "matmul.halo"}) {
+    INFO(name);
+    CliResult r = run({"lower", example(name)});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.rfind("target pipeline ", 0) == 0);
+    namespace fs = std::filesystem;
+    fs::path p = fs::temp_directory_path() / "halo_cli_lowered.tgt";
+    std::ofstream(p) << r.out;
+    CliResult again = run({"check", p.string()});
+    CHECK(again.status == 0);
+    CliResult j = run({"lower", example(name), "--json"});
+    REQUIRE(j.status == 0);
+    CHECK(nlohmann::json::parse(j.out).is_object());
+  }
+}
+
+TEST_CASE("cli: run with a hand-written filling", "[cli][smallstep]") {
+  std::string fill = example("thesis_2_2.fill.json");
+  CliResult r = run({"run", example("thesis_2_2.halo"), "--fill", fill, "--json"});
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["status"] == "ok");
+  CHECK(j["output"]["values"] == nlohmann::json::parse("[3, 7, 15, 27, 43, 63]"));
+  // g is computed on (0, 7) and f on (0, 6), as the thesis says of this filling.
+  CHECK(j["stats"]["g"]["stores"] == 7);
+  CHECK(j["stats"]["f"]["stores"] == 6);
+  CHECK(j["stats"]["g"]["allocations"][0]["bounds"] == nlohmann::json::parse("[[0, 7]]"));
+  CHECK(j["steps"].get<uint64_t>() > 0);
+
+  // One point too few of g: the last read of g is out of bounds, a memory error (exit 1).
+  namespace fs = std::filesystem;
+  fs::path shortfill = fs::temp_directory_path() / "halo_short_fill.json";
+  std::ofstream(shortfill) << R"({"?mem<g, x>.min": "x_min", "?mem<g, x>.len": "x_len",
+    "?cpu<g, *, 0, x>.min": "x_min", "?cpu<g, *, 0, x>.len": "x_len",
+    "?mem<f, x>.min": "x_min", "?mem<f, x>.len": "x_len",
+    "?cpu<f, *, 0, x>.min": "x_min", "?cpu<f, *, 0, x>.len": "x_len"})";
+  CliResult stuck = run({"run", example("thesis_2_2.halo"), "--fill", shortfill.string(), "--json"});
+  CHECK(stuck.status == 1);
+  CHECK(nlohmann::json::parse(stuck.out)["status"] == "memory_error");
+
+  // A hole filled with a variable outside its scope is bad input.
+  fs::path scoped = fs::temp_directory_path() / "halo_scope_fill.json";
+  std::ofstream(scoped) << R"({"?mem<g, x>.min": "x"})";
+  CliResult bad = run({"run", example("thesis_2_2.halo"), "--fill", scoped.string()});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("not in the hole's scope") != std::string::npos);
+
+  // Holes left unfilled are bad input too.
+  CliResult holes = run({"run", example("thesis_2_2.halo")});
+  CHECK(holes.status == 2);
+  CHECK(holes.err.find("still has holes") != std::string::npos);
+}
+
+TEST_CASE("cli: run --fill brute-force agrees with eval on every example", "[cli][smallstep]") {
+  for (const char* name : {"thesis_2_2.halo", "blur.halo", "histogram.halo", "matmul.halo"}) {
+    INFO(name);
+    CliResult r = run({"run", example(name), "--fill", "brute-force", "--json"});
+    REQUIRE(r.status == 0);
+    CliResult e = run({"eval", example(name), "--json"});
+    CHECK(nlohmann::json::parse(r.out)["output"] == nlohmann::json::parse(e.out));
+  }
+}
+
+TEST_CASE("cli: run --trace names the rules of fig. 2.8", "[cli][smallstep]") {
+  CliResult r = run({"run", example("thesis_2_2.halo"), "--fill", example("thesis_2_2.fill.json"), "--trace",
+                     "--window", "0,1"});
+  REQUIRE(r.status == 0);
+  for (const char* rule : {"[REALIZE]", "[ALLOC]", "[FOR-ITER]", "[FOR-STOP]", "[IF-T]", "[ASSN]", "[READ]",
+                           "[EVAL]", "[VAR]", "[NOP]", "[END]"})
+    CHECK(r.out.find(rule) != std::string::npos);
 }

@@ -6,19 +6,27 @@
 #include "interp/derivation.hpp"
 #include "interp/fast_eval.hpp"
 #include "interp/output.hpp"
+#include "interp/small_step.hpp"
+#include "lower/brute_force_filling.hpp"
+#include "lower/lower.hpp"
 #include "semantics/parser.hpp"
+#include "semantics/tgt_json.hpp"
+#include "semantics/tgt_parser.hpp"
+#include "semantics/tgt_printer.hpp"
 #include "semantics/validity.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <fstream>
+#include <set>
 #include <sstream>
 
 namespace halo {
 
 namespace {
 
-constexpr int kExitOk = 0, kExitInput = 2, kExitLimit = 3, kExitInternal = 4;
+constexpr int kExitOk = 0, kExitFinding = 1, kExitInput = 2, kExitLimit = 3, kExitInternal = 4;
 
 struct CommonOptions {
   std::string file;
@@ -96,6 +104,151 @@ int cmd_eval(const CommonOptions& o, const std::string& derivation_point, size_t
   return kExitOk;
 }
 
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(Diagnostic{path, {}, "cannot read file"});
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Target programs are named *.tgt or start with the word `target`.
+bool is_target_file(const std::string& path, std::string_view src) {
+  return looks_like_tgt(src) || (path.size() > 4 && path.compare(path.size() - 4, 4, ".tgt") == 0);
+}
+
+// A .halo file is validated and lowered (fig. 2.9); a target file is taken as written.
+TgtProgram load_target(const CommonOptions& o) {
+  std::string src = read_text(o.file);
+  if (is_target_file(o.file, src)) return parse_tgt(src, o.file);
+  Program prog = parse_program(src, o.file);
+  check_program(prog);
+  return lower_pipeline(prog);
+}
+
+Input target_input(const TgtProgram& t, const CommonOptions& o) {
+  return resolve_input(t.file, t.name, t.params, t.window.size(), t.realize, InputOverrides{o.params, o.windows});
+}
+
+// Free variables of an expression, for the scope check of a hand-written filling.
+struct FreeVars : ExprVisitor {
+  std::set<std::string> names;
+  void visit_var(const VarNode& n) override { names.insert(n.name); }
+};
+
+// A filling file: a JSON object whose keys are holes in text form and whose values are
+// expressions, as text ("x_min - 1") or in the JSON form of docs/target-syntax.md.
+HoleFilling read_filling(const std::string& path, const TgtProgram& t) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_text(path));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(Diagnostic{path, {}, std::string("not valid JSON: ") + e.what()});
+  }
+  if (!j.is_object())
+    throw InputError(Diagnostic{path, {}, "a filling is a JSON object from hole to expression, e.g. "
+                                          "{\"?mem<f, x>.min\": \"x_min\"}"});
+  auto scopes = hole_scopes(t);
+  HoleFilling g;
+  std::vector<Diagnostic> errs;
+  for (const auto& [key, val] : j.items()) {
+    Expr h = parse_tgt_expr(key, path);
+    if (h->kind != ExprKind::Hole) {
+      errs.push_back(Diagnostic{path, {}, fmt::format("'{}' is not a hole (holes look like ?mem<f, x>.min)", key)});
+      continue;
+    }
+    const HoleLabel& label = as<HoleNode>(h).label;
+    Expr e = val.is_string() ? parse_tgt_expr(val.get<std::string>(), path) : expr_from_json(val, path);
+    auto sc = scopes.find(label);
+    if (sc == scopes.end()) {
+      errs.push_back(Diagnostic{path, {}, fmt::format("the program has no hole {}", key)});
+      continue;
+    }
+    FreeVars fv;
+    fv.visit(e);
+    for (const auto& v : fv.names)
+      if (std::find(sc->second.begin(), sc->second.end(), v) == sc->second.end())
+        errs.push_back(Diagnostic{path, {}, fmt::format("{} is filled with an expression using '{}', which is not "
+                                                        "in the hole's scope ({})",
+                                                        key, v, fmt::join(sc->second, ", "))});
+    g[label] = e;
+  }
+  if (!errs.empty()) throw InputError(std::move(errs));
+  return g;
+}
+
+int cmd_lower(const CommonOptions& o, std::ostream& out) {
+  Program prog = load(o);
+  TgtProgram t = lower_pipeline(prog);
+  out << (o.json ? tgt_to_json(t).dump(2) + "\n" : print_tgt(t));
+  return kExitOk;
+}
+
+struct PrintingTrace : TraceSink {
+  std::ostream& out;
+  uint64_t n = 0;
+  explicit PrintingTrace(std::ostream& o) : out(o) {}
+  void rule(const char* name, const std::string& redex) override {
+    out << fmt::format("{:>8}  [{}] {}\n", ++n, name, redex);
+  }
+};
+
+nlohmann::json stats_json(const RunResult& r) {
+  nlohmann::json stats = nlohmann::json::object();
+  for (const auto& [func, st] : r.stats) {
+    nlohmann::json allocs = nlohmann::json::array();
+    for (const auto& [bounds, count] : st.allocations) {
+      nlohmann::json b = nlohmann::json::array();
+      for (const auto& [mn, ln] : bounds) b.push_back({value_to_json(mn), value_to_json(ln)});
+      allocs.push_back({{"bounds", b}, {"count", count}});
+    }
+    stats[func] = {{"allocations", allocs}, {"stores", st.stores}, {"loads", st.loads}};
+  }
+  return stats;
+}
+
+int cmd_run(const CommonOptions& o, const std::string& fill, bool trace, std::ostream& out) {
+  TgtProgram t = load_target(o);
+  Input in = target_input(t, o);
+  std::vector<HoleLabel> unfilled;
+  if (fill == "brute-force") {
+    auto bf = brute_force_filling(t, in);
+    if (!bf) throw ResourceLimit("the brute-force completion gave up (too many steps or too wide an interval)");
+    t = fill_holes(t, bf->filling, &unfilled);
+  } else if (!fill.empty()) {
+    t = fill_holes(t, read_filling(fill, t), &unfilled);
+  } else {
+    fill_holes(t, {}, &unfilled);
+  }
+  if (!unfilled.empty()) {
+    std::vector<std::string> names;
+    for (const auto& h : unfilled) names.push_back(h.to_string());
+    throw InputError(Diagnostic{t.file, {}, fmt::format("the program still has holes: {}; fill them with "
+                                                        "--fill FILE.json (or --fill brute-force)",
+                                                        fmt::join(names, ", "))});
+  }
+  PrintingTrace tracer(out);
+  RunResult r = run_tgt(t, in, o.limits(), trace ? &tracer : nullptr);
+  if (o.json) {
+    nlohmann::json j = {{"status", run_status_name(r.status)}, {"steps", r.steps}, {"stats", stats_json(r)}};
+    if (r.status == RunStatus::Ok) j["output"] = buffer_to_json(r.output);
+    if (!r.message.empty()) j["detail"] = r.message;
+    out << j.dump() << "\n";
+  } else {
+    if (r.status == RunStatus::Ok) {
+      std::vector<std::string> names;
+      for (const auto& w : t.window) names.push_back(w.first.substr(0, w.first.rfind("_min")));
+      out << render_buffer(r.output, names);
+      if (!r.message.empty()) out << "note: " << r.message << "\n";
+    } else {
+      out << fmt::format("stuck: {}: {}\n", run_status_name(r.status), r.message);
+    }
+    out << fmt::format("{} steps\n", r.steps);
+  }
+  return r.status == RunStatus::Ok ? kExitOk : kExitFinding;
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -117,6 +270,19 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   eval->add_option("--evaluator", evaluator, "fast (default) or derivation (literal rules, slow)")
       ->check(CLI::IsMember({"fast", "derivation"}));
 
+  CommonOptions lower_opts, run_opts;
+  auto* lower = app.add_subcommand("lower", "print L(P), the target program with holes (fig. 2.9)");
+  add_common(lower, lower_opts, false);
+  lower->add_flag("--json", lower_opts.json, "the program in JSON (docs/target-syntax.md)");
+  auto* run = app.add_subcommand("run", "run a completed target program on the small-step machine (fig. 2.8)");
+  add_common(run, run_opts, true);
+  std::string fill;
+  bool trace = false;
+  run->add_option("--fill", fill,
+                  "fill the holes: a JSON file {\"?mem<f, x>.min\": \"expr\", ...}, or brute-force (a concrete "
+                  "completion for this input, for testing)");
+  run->add_flag("--trace", trace, "print every rule of fig. 2.8 applied, with its redex");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -126,9 +292,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   try {
     if (*check) {
-      load(check_opts);
+      std::string src = read_text(check_opts.file);
+      if (is_target_file(check_opts.file, src)) parse_tgt(src, check_opts.file);
+      else check_program(parse_program(src, check_opts.file));
       return kExitOk;
     }
+    if (*lower) return cmd_lower(lower_opts, out);
+    if (*run) return cmd_run(run_opts, fill, trace, out);
     if (*eval) return cmd_eval(eval_opts, derivation_point, derivation_lines, evaluator, out);
   } catch (const InputError& e) {
     for (const auto& d : e.diagnostics()) err << d.format() << "\n";
