@@ -1,0 +1,73 @@
+// The theorem checks of one case: see theorems.hpp.
+#include "oracle/theorems.hpp"
+
+#include "interp/fast_eval.hpp"
+
+#include <fmt/format.h>
+
+namespace halo {
+
+namespace {
+std::string point_text(const std::vector<Value>& pt) {
+  std::vector<std::string> s;
+  for (const auto& v : pt) s.push_back(v.to_string());
+  return fmt::format("({})", fmt::join(s, ", "));
+}
+}  // namespace
+
+OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, const Input& in, const Limits& lim) {
+  OracleVerdict v;
+  v.reference = evaluate_fast(prog.pipeline, in, lim);
+  for (const auto& x : v.reference.values) v.reference_has_error |= x.is_error();
+  v.run = run_tgt(completed, in, lim);
+  const RunResult& r = v.run;
+  v.assertion_failed = r.status == RunStatus::AssertionFailure;
+  v.memory_safe = r.status != RunStatus::MemoryError;
+
+  if (!v.memory_safe) {
+    v.confluent = v.reference_has_error;
+    v.detail = "Theorem 2.1 violated: " + r.message;
+    return v;
+  }
+  if (v.reference_has_error) {
+    v.detail = "the reference P(z) has an error value in R(z): Def. 2.3 holds whatever P'(z) does";
+    return v;
+  }
+  if (v.assertion_failed) {
+    v.detail = "P'(z) failed an assertion (allowed by Def. 2.3): " + r.message;
+    return v;
+  }
+  if (r.status != RunStatus::Ok) {
+    // An rdom failure or an error value in a control position, while the reference is
+    // error-free on R(z): the completed program does not compute what P defines.
+    v.confluent = false;
+    v.detail = fmt::format("Theorem 2.2 violated: P'(z) got stuck ({}) although P(z) has no error value in "
+                           "R(z): {}",
+                           run_status_name(r.status), r.message);
+    return v;
+  }
+  for (size_t i = 0; i < v.reference.values.size(); ++i) {
+    if (r.output.values[i] == v.reference.values[i]) continue;
+    v.confluent = false;
+    v.detail = fmt::format("Theorem 2.2 violated: at {} the completed program computes {} but the algorithm "
+                           "defines {}",
+                           point_text(window_point(v.reference.window, i)), r.output.values[i].to_string(),
+                           v.reference.values[i].to_string());
+    return v;
+  }
+  v.detail = fmt::format("P'(z) = P(z) on all {} points of R(z)", v.reference.values.size());
+  return v;
+}
+
+nlohmann::json verdict_to_json(const OracleVerdict& v) {
+  return {{"memory_safe", v.memory_safe},
+          {"assertion_failed", v.assertion_failed},
+          {"reference_has_error", v.reference_has_error},
+          {"confluent", v.confluent},
+          {"verdict", v.holds() ? "holds" : "violated"},
+          {"detail", v.detail},
+          {"status", run_status_name(v.run.status)},
+          {"steps", v.run.steps}};
+}
+
+}  // namespace halo

@@ -1,0 +1,38 @@
+// The oracle for one case (P, z) and one completed program P' (thesis §2.3.2): does P'
+// respect Theorem 2.1 (memory safety) and Theorem 2.2 via Def. 2.3 (confluence: P(z) has
+// an error value in R(z), or P'(z) fails an assertion, or P ≃_z P')?
+//
+// The reference P(z) is the fast big-step evaluator (checked against the literal
+// derivation evaluator by property tests); P'(z) is the small-step machine. The verdict
+// says which theorem failed and why: the stuck state, or the first point where the
+// outputs differ.
+#pragma once
+
+#include "interp/input.hpp"
+#include "interp/small_step.hpp"
+#include "semantics/tgt.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace halo {
+
+struct OracleVerdict {
+  bool reference_has_error = false;  // P(z) has an error value in R(z)
+  bool assertion_failed = false;     // P'(z) failed an assertion (Def. 2.11)
+  bool memory_safe = true;           // Theorem 2.1: P'(z) made no out-of-bounds access
+  bool confluent = true;             // Def. 2.3 for this z
+  bool holds() const { return memory_safe && confluent; }
+  std::string detail;                // why it is violated (or how it holds)
+  OutputBuffer reference;
+  RunResult run;
+};
+
+OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, const Input& in, const Limits& lim);
+
+// {"memory_safe", "assertion_failed", "reference_has_error", "confluent", "verdict", "detail"}
+// (LANGUAGE.md §2), plus "status" (how P'(z) ended) and "steps".
+nlohmann::json verdict_to_json(const OracleVerdict& v);
+
+}  // namespace halo
