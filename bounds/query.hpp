@@ -35,7 +35,8 @@ enum class QueryKind : uint8_t {
   True,     // true
   Pred,     // e (an assertion's condition, a loop's e_len >= 0, an if's condition in ⇒)
   And,      // b1 ∧ ... ∧ bn, in program order (β0 folds right to left: consumers first)
-  Implies,  // e ⇒ b
+  Implies,  // e ⇒ b; or, with a null `expr`, kids = {antecedent, b} where the antecedent is a
+            // Member (the store rule's ē ∈ ?cpu f^{i,j} ⇒ B_cpu(e0): a membership, not an expression)
   Forall,   // ∀ v ∈ [min, len] : b   (parameters: ∀ p ∈ [-∞, ∞], with min = len = null)
   Exists,   // ∃ ?ℓ : b
   Let,      // let v = e in b
@@ -55,6 +56,7 @@ struct QueryNode {
   std::vector<Expr> point;    // Member
   std::vector<std::pair<Expr, Expr>> box;  // Cover
   std::vector<Query> kids;    // And: the conjuncts; Implies, Forall, Exists, Let: one body
+                              // (Implies with a null expr: {antecedent Member, body})
   SourceLoc loc;              // the statement the conjunct comes from
   std::string origin;         // why it is there, e.g. "read of g in the store to f (stage 0)"
 };

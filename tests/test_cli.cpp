@@ -188,8 +188,10 @@ TEST_CASE("cli: run with a hand-written filling", "[cli][smallstep]") {
   CHECK(bad.status == 2);
   CHECK(bad.err.find("not in the hole's scope") != std::string::npos);
 
-  // Holes left unfilled are bad input too.
-  CliResult holes = run({"run", example("thesis_2_2.halo")});
+  // A filling that leaves holes is bad input too.
+  fs::path partial = fs::temp_directory_path() / "halo_partial_fill.json";
+  std::ofstream(partial) << R"({"?mem<g, x>.min": "x_min"})";
+  CliResult holes = run({"run", example("thesis_2_2.halo"), "--fill", partial.string()});
   CHECK(holes.status == 2);
   CHECK(holes.err.find("still has holes") != std::string::npos);
 }
@@ -211,4 +213,53 @@ TEST_CASE("cli: run --trace names the rules of fig. 2.8", "[cli][smallstep]") {
   for (const char* rule : {"[REALIZE]", "[ALLOC]", "[FOR-ITER]", "[FOR-STOP]", "[IF-T]", "[ASSN]", "[READ]",
                            "[EVAL]", "[VAR]", "[NOP]", "[END]"})
     CHECK(r.out.find(rule) != std::string::npos);
+}
+
+TEST_CASE("cli: run completes with β0 by default", "[cli][beta0]") {
+  CliResult r = run({"run", example("thesis_2_2.halo"), "--json"});
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["output"]["values"] == nlohmann::json::parse("[3, 7, 15, 27, 43, 63]"));
+  // Thesis §2.2, default schedule: g computed and allocated on (0, 7), f on (0, 6).
+  CHECK(j["stats"]["g"]["allocations"][0]["bounds"] == nlohmann::json::parse("[[0, 7]]"));
+  CHECK(j["stats"]["g"]["stores"] == 7);
+  CHECK(j["stats"]["f"]["allocations"][0]["bounds"] == nlohmann::json::parse("[[0, 6]]"));
+  CHECK(j["stats"]["f"]["stores"] == 6);
+  // β0 has no finite bounds for a data-dependent scatter: the completion is `assert 0`.
+  CliResult h = run({"run", example("histogram.halo"), "--json"});
+  CHECK(h.status == 1);
+  CHECK(nlohmann::json::parse(h.out)["status"] == "assertion_failure");
+  CHECK(h.err.find("β0 found no finite bounds") != std::string::npos);
+}
+
+TEST_CASE("cli: bounds prints the query, β0's substitution and the completed program", "[cli][beta0]") {
+  CliResult r = run({"bounds", example("thesis_2_2.halo")});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("∀ x_min") != std::string::npos);
+  CHECK(r.out.find("[x_min, x_len] ∈ ?cpu<f, *, 0>") != std::string::npos);
+  CHECK(r.out.find("?mem<g, x>.len = x_len + 1") != std::string::npos);
+  CHECK(r.out.find("allocate g((x_min, x_len + 1));") != std::string::npos);
+  CliResult j = run({"bounds", example("blur.halo"), "--json"});
+  REQUIRE(j.status == 0);
+  auto doc = nlohmann::json::parse(j.out);
+  CHECK(doc["beta0"]["ok"] == true);
+  CHECK(doc.contains("query"));
+  CHECK(doc.contains("completed"));
+}
+
+TEST_CASE("cli: oracle holds on every example", "[cli][oracle]") {
+  for (const char* name : {"thesis_2_2.halo", "thesis_2_2_tile3.halo", "thesis_2_2_round4.halo", "blur.halo",
+                           "histogram.halo", "matmul.halo"}) {
+    INFO(name);
+    CliResult r = run({"oracle", example(name), "--json"});
+    CHECK(r.status == 0);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j["verdict"] == "holds");
+    CHECK(j["memory_safe"] == true);
+    CHECK(j["confluent"] == true);
+    for (const char* key : {"assertion_failed", "reference_has_error", "detail"}) CHECK(j.contains(key));
+  }
+  CliResult text = run({"oracle", example("blur.halo"), "--param", "w=2"});
+  CHECK(text.status == 0);
+  CHECK(text.out.find("Theorem 2.1 (memory safety):        holds") != std::string::npos);
 }

@@ -3,13 +3,17 @@
 // crash the tool: input errors are located, limits are named, the rest is reported.
 #include "tools/cli.hpp"
 
+#include "bounds/beta0.hpp"
+#include "bounds/extract.hpp"
 #include "interp/derivation.hpp"
 #include "interp/fast_eval.hpp"
 #include "interp/output.hpp"
 #include "interp/small_step.hpp"
 #include "lower/brute_force_filling.hpp"
 #include "lower/lower.hpp"
+#include "oracle/theorems.hpp"
 #include "semantics/parser.hpp"
+#include "semantics/printer.hpp"
 #include "semantics/tgt_json.hpp"
 #include "semantics/tgt_parser.hpp"
 #include "semantics/tgt_printer.hpp"
@@ -35,6 +39,7 @@ struct CommonOptions {
   uint64_t max_steps = Limits{}.max_steps;
   uint64_t max_memory_mib = Limits{}.max_memory_bytes >> 20;
   double timeout = 0;
+  std::ostream* warnings = nullptr;  // where notes go (stderr)
 
   Limits limits() const {
     Limits l;
@@ -113,6 +118,14 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+// Scheduling directives are parsed and validated, but applying them is a later issue:
+// say so rather than let a user believe the schedule was honoured.
+void warn_unapplied_schedule(const Program& prog, const CommonOptions& o) {
+  if (prog.schedule && !prog.schedule->empty() && o.warnings)
+    *o.warnings << prog.file << ": note: the schedule is parsed and validated but not applied yet; "
+                << "the default schedule (fig. 2.9) is used\n";
+}
+
 // Target programs are named *.tgt or start with the word `target`.
 bool is_target_file(const std::string& path, std::string_view src) {
   return looks_like_tgt(src) || (path.size() > 4 && path.compare(path.size() - 4, 4, ".tgt") == 0);
@@ -124,6 +137,7 @@ TgtProgram load_target(const CommonOptions& o) {
   if (is_target_file(o.file, src)) return parse_tgt(src, o.file);
   Program prog = parse_program(src, o.file);
   check_program(prog);
+  warn_unapplied_schedule(prog, o);
   return lower_pipeline(prog);
 }
 
@@ -219,7 +233,11 @@ int cmd_run(const CommonOptions& o, const std::string& fill, bool trace, std::os
   } else if (!fill.empty()) {
     t = fill_holes(t, read_filling(fill, t), &unfilled);
   } else {
-    fill_holes(t, {}, &unfilled);
+    // The default: bounds inference by β0 (fig. 2.10b), lifted to a completion.
+    Beta0Completion c = complete_with_beta0(t);
+    if (!c.ok && o.warnings) *o.warnings << t.file << ": note: β0 found no finite bounds (" << c.reason
+                                          << "); the completed program is `assert 0`\n";
+    t = c.program;
   }
   if (!unfilled.empty()) {
     std::vector<std::string> names;
@@ -249,6 +267,48 @@ int cmd_run(const CommonOptions& o, const std::string& fill, bool trace, std::os
   return r.status == RunStatus::Ok ? kExitOk : kExitFinding;
 }
 
+int cmd_bounds(const CommonOptions& o, std::ostream& out) {
+  TgtProgram t = load_target(o);
+  Query q = extract_query(t);
+  Beta0Result r = run_beta0(q, t);
+  Beta0Completion c = complete_with_beta0(q, t);
+  if (o.json) {
+    nlohmann::json fill = nlohmann::json::object();
+    for (const auto& [h, e] : r.filling) fill[h.to_string()] = print_expr(e);
+    out << nlohmann::json{{"query", query_to_json(q, t)},
+                          {"beta0", {{"ok", r.ok}, {"reason", r.why_failed}, {"substitution", fill}}},
+                          {"completed", tgt_to_json(c.program)}}
+               .dump(2)
+        << "\n";
+    return kExitOk;
+  }
+  out << "# the bounds query B(T) (fig. 2.10a)\n" << print_query(q) << "\n";
+  out << "# the substitution of β0 (fig. 2.10b)\n";
+  if (!r.ok) out << "β0 fails: " << r.why_failed << "\n";
+  for (const auto& [h, e] : r.filling) out << h.to_string() << " = " << print_expr(e) << "\n";
+  out << "\n# the completed program\n" << print_tgt(c.program);
+  return kExitOk;
+}
+
+int cmd_oracle(const CommonOptions& o, std::ostream& out) {
+  Program prog = load(o);
+  warn_unapplied_schedule(prog, o);
+  Input in = resolve_input(prog, InputOverrides{o.params, o.windows});
+  Beta0Completion c = complete_with_beta0(lower_pipeline(prog));
+  OracleVerdict v = check_theorems(prog, c.program, in, o.limits());
+  if (o.json) {
+    out << verdict_to_json(v).dump() << "\n";
+  } else {
+    out << fmt::format("Theorem 2.1 (memory safety):        {}\n", v.memory_safe ? "holds" : "VIOLATED");
+    out << fmt::format("Theorem 2.2 (confluence, Def. 2.3): {}\n", v.confluent ? "holds" : "VIOLATED");
+    out << fmt::format("  reference has an error in R(z): {}\n", v.reference_has_error ? "yes" : "no");
+    out << fmt::format("  completed program: {} after {} steps{}\n", run_status_name(v.run.status), v.run.steps,
+                       c.ok ? "" : " (β0 found no finite bounds: " + c.reason + ")");
+    out << v.detail << "\n";
+  }
+  return v.holds() ? kExitOk : kExitFinding;
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -270,7 +330,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   eval->add_option("--evaluator", evaluator, "fast (default) or derivation (literal rules, slow)")
       ->check(CLI::IsMember({"fast", "derivation"}));
 
-  CommonOptions lower_opts, run_opts;
+  CommonOptions lower_opts, run_opts, bounds_opts, oracle_opts;
+  for (CommonOptions* o : {&check_opts, &eval_opts, &lower_opts, &run_opts, &bounds_opts, &oracle_opts}) o->warnings = &err;
+  auto* bounds = app.add_subcommand("bounds", "print the query B(T), the β0 substitution and the completed program");
+  add_common(bounds, bounds_opts, false);
+  bounds->add_flag("--json", bounds_opts.json, "machine-readable output");
+  auto* oracle = app.add_subcommand("oracle", "check Theorems 2.1 and 2.2 for this case (β0's completion)");
+  add_common(oracle, oracle_opts, true);
   auto* lower = app.add_subcommand("lower", "print L(P), the target program with holes (fig. 2.9)");
   add_common(lower, lower_opts, false);
   lower->add_flag("--json", lower_opts.json, "the program in JSON (docs/target-syntax.md)");
@@ -279,7 +345,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   std::string fill;
   bool trace = false;
   run->add_option("--fill", fill,
-                  "fill the holes: a JSON file {\"?mem<f, x>.min\": \"expr\", ...}, or brute-force (a concrete "
+                  "fill the holes instead of using β0: a JSON file {\"?mem<f, x>.min\": \"expr\", ...}, or brute-force (a concrete "
                   "completion for this input, for testing)");
   run->add_flag("--trace", trace, "print every rule of fig. 2.8 applied, with its redex");
 
@@ -298,6 +364,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return kExitOk;
     }
     if (*lower) return cmd_lower(lower_opts, out);
+    if (*bounds) return cmd_bounds(bounds_opts, out);
+    if (*oracle) return cmd_oracle(oracle_opts, out);
     if (*run) return cmd_run(run_opts, fill, trace, out);
     if (*eval) return cmd_eval(eval_opts, derivation_point, derivation_lines, evaluator, out);
   } catch (const InputError& e) {

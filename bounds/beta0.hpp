@@ -1,0 +1,55 @@
+// The baseline bounds engine β0 of thesis §2.7.2, fig. 2.10b, and its lifting to a bounds
+// engine (Def. 2.4): the reference that defines the minimum quality every compliant
+// engine must reach (Def. 2.5), so it is implemented literally — naive interval
+// arithmetic (bounds/interval) folded over the query B(T) (bounds/query.hpp) — and its
+// few readings are documented in docs/beta0.md.
+#pragma once
+
+#include "bounds/interval.hpp"
+#include "bounds/query.hpp"
+#include "semantics/tgt.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace halo {
+
+// What β0 inferred for one hole tuple ?mem f or ?cpu f^{i,j}: one interval per dimension,
+// each over the variables in the hole's lexical scope (hole_scopes). `demanded` is false
+// when no membership ever mentioned the tuple.
+struct HoleTuple {
+  HoleRef ref;
+  std::vector<SymInterval> dims;
+  bool demanded = false;
+};
+
+struct Beta0Result {
+  std::map<std::string, HoleTuple> tuples;  // keyed by HoleRef::to_string()
+  HoleFilling filling;  // every hole of the program; meaningful only when ok
+  bool ok = false;      // every hole determined and finite (the lifting's condition)
+  std::string why_failed;
+};
+
+// β0(q, ∅) followed by the lifting check against the holes of t: fills `filling` when
+// every hole of t is determined and finite. A hole nothing demands gets the empty
+// interval (min 0, len 0): no point needs to be in it (docs/beta0.md).
+Beta0Result run_beta0(const Query& q, const TgtProgram& t);
+
+// The lifting of §2.7.2 on its own: the filling, or nullopt (the reason in `why`).
+std::optional<HoleFilling> lift_beta0(const Query& q, const TgtProgram& t, std::string* why = nullptr);
+
+// β0 as a bounds engine: [Γ]T when the lifting succeeds, otherwise T with its body
+// replaced by `assert 0` (§2.7.2: "it simply fails by replacing the body with assert
+// false"). Extracts the query with extract_query (bounds/extract.hpp).
+struct Beta0Completion {
+  TgtProgram program;
+  bool ok = false;
+  std::string reason;  // why β0 failed (empty when ok)
+};
+Beta0Completion complete_with_beta0(const TgtProgram& t);
+// The same from an already-extracted query.
+Beta0Completion complete_with_beta0(const Query& q, const TgtProgram& t);
+
+}  // namespace halo

@@ -1,0 +1,157 @@
+// I(e, Γ) of fig. 2.10b with every elided rule written out. Rules compute inclusive
+// bounds [lo, hi] (easier to reason about) and convert to (min, len) once, with
+// len = hi - lo + 1; the simplifier keeps the resulting expressions small. Soundness
+// arguments are in docs/beta0.md, one per rule; tests/test_beta0.cpp checks each by
+// brute force.
+#include "bounds/interval.hpp"
+
+#include "bounds/simplify.hpp"
+#include "semantics/printer.hpp"
+
+#include <fmt/format.h>
+
+namespace halo {
+
+SymInterval SymInterval::point(Expr e) { return {std::move(e), simp_const(1), false}; }
+SymInterval SymInterval::of_bounds(Expr lo, Expr hi) {
+  Expr len = simp_add(simp_sub(hi, lo), simp_const(1));
+  return {std::move(lo), std::move(len), false};
+}
+SymInterval SymInterval::everything() { return {nullptr, nullptr, true}; }
+SymInterval SymInterval::empty() { return {simp_const(0), simp_const(0), false}; }
+Expr SymInterval::max() const { return simp_sub(simp_add(min, len), simp_const(1)); }
+std::string SymInterval::to_string() const {
+  if (unbounded) return "[-inf, inf]";
+  return fmt::format("[{}, {}]", print_expr(min), print_expr(len));
+}
+
+SymInterval hull(const SymInterval& a, const SymInterval& b) {
+  if (a.unbounded || b.unbounded) return SymInterval::everything();
+  Expr lo = simp_min(a.min, b.min);
+  Expr end = simp_max(simp_add(a.min, a.len), simp_add(b.min, b.len));  // one past the last point
+  return {lo, simp_sub(end, lo), false};
+}
+
+namespace {
+
+std::optional<int64_t> small_const(const Expr& e) {
+  if (e->kind != ExprKind::Const) return std::nullopt;
+  return as<ConstNode>(e).value.as_int64();
+}
+
+// The interval of a truth value: every comparison and logical operator yields 0 or 1.
+SymInterval boolean() { return SymInterval::of_bounds(simp_const(0), simp_const(1)); }
+
+// [lo, hi] · c for a constant c: monotone, order flips when c < 0.
+SymInterval scale(const SymInterval& i, const Expr& c, int sign) {
+  Expr a = simp_mul(i.min, c), b = simp_mul(i.max(), c);
+  return sign >= 0 ? SymInterval::of_bounds(a, b) : SymInterval::of_bounds(b, a);
+}
+
+SymInterval op_interval(const OpNode& n, const IntervalEnv& env) {
+  std::vector<SymInterval> w;
+  for (const Expr& a : n.args) w.push_back(interval_of(a, env));
+  auto any_unbounded = [&] {
+    for (const auto& i : w) if (i.unbounded) return true;
+    return false;
+  };
+  switch (n.op) {
+    // Comparisons and logical operators: 0 or 1 whatever the operands (elided in fig. 2.10b).
+    case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne:
+    case Op::And: case Op::Or: case Op::Not:
+      return boolean();
+    // I(e1 mod e2) (elided in fig. 2.10b). Euclidean: 0 <= x mod y < |y|, and x mod 0 = 0.
+    case Op::Mod: {
+      if (auto c = small_const(n.args[1])) {
+        int64_t bound = *c == 0 ? 0 : (*c > 0 ? *c - 1 : -(*c + 1));  // |c| - 1 without overflow
+        return SymInterval::of_bounds(simp_const(0), simp_const(bound));
+      }
+      // General divisor y ∈ [lo, hi]: |y| <= D = max(-lo, hi), so the result lies in
+      // [0, max(D - 1, 0)] (the max covers y = 0, where the result is 0).
+      if (w[1].unbounded) return SymInterval::everything();
+      Expr d = simp_max(simp_sub(simp_const(0), w[1].min), w[1].max());
+      return SymInterval::of_bounds(simp_const(0), simp_max(simp_sub(d, simp_const(1)), simp_const(0)));
+    }
+    // I(e1 div e2) fig. 2.10b: [-M, 2M+1] with M = max(-m1, m1 + l1 - 1). The figure prints
+    // the length as 2M - 1, which is unsound (6 div 1 with e1 ∈ [6, 1]: M = 6 gives
+    // [-6, 4]); |e1 div e2| <= |e1| <= M for Euclidean division (and x div 0 = 0), so the
+    // interval is [-M, M], of length 2M + 1. A nonzero constant divisor gets the sharper
+    // monotone rule: x div c is non-decreasing in x for c > 0, non-increasing for c < 0.
+    case Op::Div: {
+      auto c = small_const(n.args[1]);
+      if (c && *c != 0) {
+        if (w[0].unbounded) return SymInterval::everything();
+        Expr lo = simp_op(Op::Div, {w[0].min, n.args[1]}), hi = simp_op(Op::Div, {w[0].max(), n.args[1]});
+        return *c > 0 ? SymInterval::of_bounds(lo, hi) : SymInterval::of_bounds(hi, lo);
+      }
+      if (w[0].unbounded) return SymInterval::everything();
+      Expr m = simp_max(simp_sub(simp_const(0), w[0].min), w[0].max());
+      return SymInterval::of_bounds(simp_sub(simp_const(0), m), m);
+    }
+    // I(e1 * e2) (elided in fig. 2.10b): by a constant, scale exactly (0 · anything = 0,
+    // even unbounded); otherwise the hull of the four corner products.
+    case Op::Mul: {
+      for (int k = 0; k < 2; ++k) {
+        if (auto c = small_const(n.args[k])) {
+          if (*c == 0) return SymInterval::point(simp_const(0));
+          if (w[1 - k].unbounded) return SymInterval::everything();
+          return scale(w[1 - k], n.args[k], *c > 0 ? 1 : -1);
+        }
+      }
+      if (any_unbounded()) return SymInterval::everything();
+      Expr p[4] = {simp_mul(w[0].min, w[1].min), simp_mul(w[0].min, w[1].max()),
+                   simp_mul(w[0].max(), w[1].min), simp_mul(w[0].max(), w[1].max())};
+      return SymInterval::of_bounds(simp_min(simp_min(p[0], p[1]), simp_min(p[2], p[3])),
+                                    simp_max(simp_max(p[0], p[1]), simp_max(p[2], p[3])));
+    }
+    default: break;
+  }
+  if (any_unbounded()) return SymInterval::everything();
+  switch (n.op) {
+    // I(e1 + e2) fig. 2.10b: [m1 + m2, l1 + l2 - 1].
+    case Op::Add: return {simp_add(w[0].min, w[1].min), simp_sub(simp_add(w[0].len, w[1].len), simp_const(1)), false};
+    // I(e1 - e2) (elided in fig. 2.10b): [lo1 - hi2, hi1 - lo2].
+    case Op::Sub: return SymInterval::of_bounds(simp_sub(w[0].min, w[1].max()), simp_sub(w[0].max(), w[1].min));
+    // I(-e) (elided in fig. 2.10b): [-hi, -lo], same length.
+    case Op::Neg: return {simp_sub(simp_const(0), w[0].max()), w[0].len, false};
+    // I(min(e1, e2)) (elided in fig. 2.10b): min is monotone in both operands.
+    case Op::Min: return SymInterval::of_bounds(simp_min(w[0].min, w[1].min), simp_min(w[0].max(), w[1].max()));
+    // I(max(e1, e2)) (elided in fig. 2.10b): likewise.
+    case Op::Max: return SymInterval::of_bounds(simp_max(w[0].min, w[1].min), simp_max(w[0].max(), w[1].max()));
+    // I(select(c, e1, e2)) (elided in fig. 2.10b): the hull of the branches (the
+    // condition's value is not tracked; a constant one was folded by the simplifier).
+    case Op::Select: return hull(w[1], w[2]);
+    default: break;
+  }
+  return SymInterval::everything();  // unreachable: every operator is handled above
+}
+
+}  // namespace
+
+SymInterval interval_of(const Expr& e, const IntervalEnv& env) {
+  switch (e->kind) {
+    // I(c) fig. 2.10b: [c, 1]. An error constant is no integer: nothing to bound it by.
+    case ExprKind::Const:
+      return as<ConstNode>(e).value.is_int() ? SymInterval::point(e) : SymInterval::everything();
+    // I(v) fig. 2.10b: Γ(v); a variable Γ does not bind is itself (it stays symbolic).
+    case ExprKind::Var: {
+      auto it = env.vars.find(as<VarNode>(e).name);
+      return it == env.vars.end() ? SymInterval::point(e) : it->second;
+    }
+    // I(f[ē]) fig. 2.10b: [-∞, ∞] — β0 knows nothing of func values.
+    case ExprKind::Call: return SymInterval::everything();
+    // I(?ℓ) (elided in fig. 2.10b): Γ(?ℓ) once determined, unbounded before.
+    case ExprKind::Hole: {
+      auto it = env.holes.find(as<HoleNode>(e).label);
+      return it == env.holes.end() ? SymInterval::everything() : it->second;
+    }
+    case ExprKind::Op: {
+      Expr s = simplify(e);  // a select with a constant condition, 0 * f[x], ... fold first
+      if (s->kind != ExprKind::Op) return interval_of(s, env);
+      return op_interval(as<OpNode>(s), env);
+    }
+  }
+  return SymInterval::everything();
+}
+
+}  // namespace halo

@@ -1,0 +1,50 @@
+// Symbolic interval arithmetic: the function I(e, Γ) of thesis fig. 2.10b, which β0
+// (bounds/beta0) applies to every point of the bounds query.
+//
+// An interval is a (min, len) pair of *expressions* — over the parameters, the window and
+// the loop variables that stay symbolic — exactly the shape of the holes it will fill, or
+// [-∞, ∞]. Fig. 2.10b gives the rules for +, div, func accesses, variables and constants
+// and elides the "standard" ones; interval.cpp writes every rule out, each marked with
+// where it comes from, and docs/beta0.md argues each one sound:
+//
+//   for every assignment of the variables within their intervals in Γ, the value of e
+//   lies in I(e, Γ).
+//
+// tests/test_beta0.cpp checks that statement by brute force for every rule.
+#pragma once
+
+#include "semantics/ast.hpp"
+
+#include <map>
+#include <string>
+
+namespace halo {
+
+struct SymInterval {
+  Expr min, len;           // null iff unbounded
+  bool unbounded = false;  // [-∞, ∞]
+
+  static SymInterval point(Expr e);                 // [e, 1]
+  static SymInterval of_bounds(Expr lo, Expr hi);   // [lo, hi - lo + 1] (inclusive bounds)
+  static SymInterval everything();                  // [-∞, ∞]
+  static SymInterval empty();                       // [0, 0]: demands nothing
+  Expr max() const;                                 // min + len - 1 (the last point)
+  std::string to_string() const;
+};
+
+// Γ as I reads it: the interval of each variable and of each determined hole expression
+// (a hole's min or len is one value, so its interval is usually a point). A variable
+// absent from `vars` is the point interval of itself — that is how parameters, window
+// variables and the variables in scope of the hole being filled stay symbolic. A hole
+// absent from `holes` is unbounded: nothing is known about it yet.
+struct IntervalEnv {
+  std::map<std::string, SymInterval> vars;
+  std::map<HoleLabel, SymInterval> holes;
+};
+
+SymInterval interval_of(const Expr& e, const IntervalEnv& env);
+
+// The hull a ∪ b: [min(m1, m2), max(m1 + l1, m2 + l2) - min(m1, m2)] (fig. 2.10b's ∪).
+SymInterval hull(const SymInterval& a, const SymInterval& b);
+
+}  // namespace halo

@@ -1,0 +1,159 @@
+// The bounds simplifier (simplify.hpp). Every rewrite is an identity over the integers;
+// docs/beta0.md lists them.
+#include "bounds/simplify.hpp"
+
+#include "semantics/printer.hpp"
+
+#include <array>
+#include <utility>
+
+namespace halo {
+
+namespace {
+
+// c0 + Σ ci * ti, with the terms keyed by their printed text so that structurally equal
+// terms (which print alike) collect into one coefficient.
+struct Linear {
+  Value constant = Value(int64_t{0});
+  std::map<std::string, std::pair<Expr, Value>> terms;
+};
+
+void add_into(Linear& acc, const Linear& x, const Value& scale) {
+  acc.constant = add(acc.constant, mul(x.constant, scale));
+  for (const auto& [key, tc] : x.terms) {
+    auto [it, fresh] = acc.terms.try_emplace(key, tc.first, Value(int64_t{0}));
+    it->second.second = add(it->second.second, mul(tc.second, scale));
+  }
+}
+
+bool is_int_const(const Expr& e) { return e->kind == ExprKind::Const && as<ConstNode>(e).value.is_int(); }
+
+// The linear form of a (simplified) expression: walks +, -, unary - and products by a
+// constant; everything else is an opaque term.
+Linear linearize(const Expr& e) {
+  Linear out;
+  if (is_int_const(e)) {
+    out.constant = as<ConstNode>(e).value;
+    return out;
+  }
+  if (e->kind == ExprKind::Op) {
+    const auto& n = as<OpNode>(e);
+    const Value one(int64_t{1}), minus_one(int64_t{-1});
+    switch (n.op) {
+      case Op::Add: add_into(out, linearize(n.args[0]), one); add_into(out, linearize(n.args[1]), one); return out;
+      case Op::Sub: add_into(out, linearize(n.args[0]), one); add_into(out, linearize(n.args[1]), minus_one); return out;
+      case Op::Neg: add_into(out, linearize(n.args[0]), minus_one); return out;
+      case Op::Mul:
+        if (is_int_const(n.args[0])) { add_into(out, linearize(n.args[1]), as<ConstNode>(n.args[0]).value); return out; }
+        if (is_int_const(n.args[1])) { add_into(out, linearize(n.args[0]), as<ConstNode>(n.args[1]).value); return out; }
+        break;
+      default: break;
+    }
+  }
+  out.terms.emplace(print_expr(e), std::make_pair(e, Value(int64_t{1})));
+  return out;
+}
+
+// The canonical expression of a linear form: positive terms (in key order), then the
+// negative ones subtracted, then the constant added or subtracted — `x_min + x_len - 1`
+// rather than `-1 + x_len + x_min`, so that filled holes read naturally.
+Expr rebuild(const Linear& l) {
+  Expr acc;
+  auto scaled = [](const Expr& t, const Value& c) {
+    return c == Value(int64_t{1}) ? t : make_op(Op::Mul, {t, make_const(c)});
+  };
+  for (const auto& [key, tc] : l.terms)
+    if (tc.second.sign() > 0) acc = acc ? make_op(Op::Add, {acc, scaled(tc.first, tc.second)}) : scaled(tc.first, tc.second);
+  for (const auto& [key, tc] : l.terms) {
+    if (tc.second.sign() >= 0) continue;
+    Expr t = scaled(tc.first, sub(Value(int64_t{0}), tc.second));
+    acc = acc ? make_op(Op::Sub, {acc, t}) : make_op(Op::Neg, {t});
+  }
+  if (!acc) return make_const(l.constant);
+  int s = l.constant.sign();
+  if (s > 0) return make_op(Op::Add, {acc, make_const(l.constant)});
+  if (s < 0) return make_op(Op::Sub, {acc, make_const(sub(Value(int64_t{0}), l.constant))});
+  return acc;
+}
+
+// b - a when it is a constant.
+std::optional<Value> constant_difference(const Expr& a, const Expr& b) {
+  Linear d = linearize(b);
+  add_into(d, linearize(a), Value(int64_t{-1}));
+  for (const auto& [key, tc] : d.terms)
+    if (!tc.second.is_zero()) return std::nullopt;
+  return d.constant;
+}
+
+bool is_const(const Expr& e, int64_t c) { return is_int_const(e) && as<ConstNode>(e).value == Value(c); }
+
+// One rewrite step at the root; the operands are already simplified.
+Expr simplify_top(Op op, std::vector<Expr> args, SourceLoc loc) {
+  bool all_const = true;
+  for (const Expr& a : args) all_const = all_const && a->kind == ExprKind::Const;
+  if (all_const) {
+    std::vector<Value> vs;
+    for (const Expr& a : args) vs.push_back(as<ConstNode>(a).value);
+    return make_const(apply_op(op, vs), loc);
+  }
+  switch (op) {
+    case Op::Add: case Op::Sub: case Op::Neg:
+      return rebuild(linearize(make_op(op, args, loc)));
+    case Op::Mul:
+      if (is_int_const(args[0]) || is_int_const(args[1])) return rebuild(linearize(make_op(op, args, loc)));
+      break;
+    case Op::Div:
+      if (is_const(args[1], 1)) return args[0];
+      if (is_const(args[1], -1)) return simplify_top(Op::Neg, {args[0]}, loc);
+      if (is_const(args[0], 0)) return args[0];  // 0 / y = 0, also for y = 0
+      break;
+    case Op::Mod:
+      if (is_const(args[1], 1) || is_const(args[1], -1) || is_const(args[0], 0)) return make_const(Value(int64_t{0}), loc);
+      break;
+    case Op::Min: case Op::Max:
+      if (auto d = constant_difference(args[0], args[1])) {  // d = b - a
+        bool b_smaller = d->sign() < 0;
+        return (op == Op::Min) == b_smaller ? args[1] : args[0];
+      }
+      break;
+    case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne:
+      if (auto d = constant_difference(args[1], args[0])) {  // d = a - b: compare d with 0
+        std::array<Value, 2> vs = {*d, Value(int64_t{0})};
+        return make_const(apply_op(op, vs), loc);
+      }
+      break;
+    case Op::Select:
+      if (is_int_const(args[0])) return as<ConstNode>(args[0]).value.is_zero() ? args[2] : args[1];
+      if (same_expr(args[1], args[2])) return args[1];
+      break;
+    default: break;
+  }
+  return make_op(op, std::move(args), loc);
+}
+
+}  // namespace
+
+Expr simplify(const Expr& e) {
+  if (!e || e->kind != ExprKind::Op) return e;
+  const auto& n = as<OpNode>(e);
+  std::vector<Expr> args;
+  args.reserve(n.args.size());
+  for (const Expr& a : n.args) args.push_back(simplify(a));
+  return simplify_top(n.op, std::move(args), e->loc);
+}
+
+std::optional<Value> const_value(const Expr& e) {
+  Expr s = simplify(e);
+  if (s->kind == ExprKind::Const) return as<ConstNode>(s).value;
+  return std::nullopt;
+}
+
+Expr simp_op(Op op, std::vector<Expr> args) { return simplify_top(op, std::move(args), {}); }
+Expr simp_add(const Expr& a, const Expr& b) { return simp_op(Op::Add, {a, b}); }
+Expr simp_sub(const Expr& a, const Expr& b) { return simp_op(Op::Sub, {a, b}); }
+Expr simp_mul(const Expr& a, const Expr& b) { return simp_op(Op::Mul, {a, b}); }
+Expr simp_min(const Expr& a, const Expr& b) { return simp_op(Op::Min, {a, b}); }
+Expr simp_max(const Expr& a, const Expr& b) { return simp_op(Op::Max, {a, b}); }
+Expr simp_const(int64_t c) { return make_const(Value(c)); }
+
+}  // namespace halo

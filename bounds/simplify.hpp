@@ -1,0 +1,45 @@
+// A small algebraic simplifier for the bounds expressions β0 builds (bounds/beta0).
+//
+// Why it exists: interval arithmetic (bounds/interval) builds expressions such as
+// `(x_min + x_len - 1) - x_min + 1`; without simplification the holes β0 fills grow with
+// every rule applied and the §2.2 bounds would not read as (x_min, x_len + 1).
+//
+// What it does, and only this (each rewrite is an identity of the integers):
+//   * constant folding with apply_op (the evaluators' own operators, so Euclidean div/mod
+//     and x / 0 = 0 agree by construction);
+//   * sums, differences, negations and products by a constant are normalized to a linear
+//     form  c0 + c1*t1 + ... + cn*tn  over non-linear terms t (compared by their printed
+//     text), which subsumes x + 0, x * 1, x * 0, (x + c1) + c2, x - x, ...;
+//   * min / max / comparisons whose operands differ by a constant (min(x, x + 3) = x);
+//   * select with a constant condition or identical branches; x / ±1, x % ±1, 0 / x, 0 % x.
+//
+// Assumption (docs/beta0.md): the expressions are error-free integer expressions — bounds
+// expressions over parameters, window and loop variables. With error values (Def. 2.6)
+// some rewrites would not hold (x - x is err_mem when x is, not 0; x * 0 drops an error),
+// which is why the simplifier is not used on algorithm expressions.
+#pragma once
+
+#include "semantics/ast.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace halo {
+
+Expr simplify(const Expr& e);
+
+// The constant an expression is, if it is one (after simplification or not).
+std::optional<Value> const_value(const Expr& e);
+
+// Smart constructors: build op(args) and simplify it (children are assumed simplified,
+// so the cost is proportional to the top of the tree only).
+Expr simp_op(Op op, std::vector<Expr> args);
+Expr simp_add(const Expr& a, const Expr& b);
+Expr simp_sub(const Expr& a, const Expr& b);
+Expr simp_mul(const Expr& a, const Expr& b);
+Expr simp_min(const Expr& a, const Expr& b);
+Expr simp_max(const Expr& a, const Expr& b);
+Expr simp_const(int64_t c);
+
+}  // namespace halo
