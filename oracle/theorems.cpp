@@ -1,6 +1,7 @@
 // The theorem checks of one case: see theorems.hpp.
 #include "oracle/theorems.hpp"
 
+#include "bounds/simplify.hpp"
 #include "interp/fast_eval.hpp"
 
 #include <fmt/format.h>
@@ -15,13 +16,30 @@ std::string point_text(const std::vector<Value>& pt) {
 }
 }  // namespace
 
+bool has_negative_rdom_extent(const Program& prog, const Input& in) {
+  Substitution params;
+  for (size_t i = 0; i < prog.pipeline.params.size() && i < in.params.size(); ++i)
+    params.bindings.emplace_back(prog.pipeline.params[i].text, in.params[i]);
+  for (const auto& f : prog.pipeline.funcs)
+    for (const auto& u : f.updates)
+      for (const auto& r : u.rdom) {
+        auto len = const_value(simplify(substitute(r.len, params)));
+        if (len && len->is_int() && len->sign() < 0) return true;
+      }
+  return false;
+}
+
 OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, const Input& in, const Limits& lim) {
   OracleVerdict v;
   v.reference = evaluate_fast(prog.pipeline, in, lim);
   for (const auto& x : v.reference.values) v.reference_has_error |= x.is_error();
   v.run = run_tgt(completed, in, lim);
   const RunResult& r = v.run;
-  v.assertion_failed = r.status == RunStatus::AssertionFailure;
+  // An rdom failure is the target-level form of ε_rdom (Def. 2.12). When P itself has a
+  // negative rdom extent under z, Halide stops at its startup check; the stuck run is then
+  // a failed check, not a wrong output (docs/semantics-decisions.md, item 13).
+  v.assertion_failed = r.status == RunStatus::AssertionFailure ||
+                       (r.status == RunStatus::RdomFailure && has_negative_rdom_extent(prog, in));
   v.memory_safe = r.status != RunStatus::MemoryError;
 
   if (!v.memory_safe) {
@@ -34,7 +52,10 @@ OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, c
     return v;
   }
   if (v.assertion_failed) {
-    v.detail = "P'(z) failed an assertion (allowed by Def. 2.3): " + r.message;
+    v.detail = r.status == RunStatus::AssertionFailure
+                   ? "P'(z) failed an assertion (allowed by Def. 2.3): " + r.message
+                   : "P'(z) stopped on a negative rdom extent, which P has under z (the startup check, "
+                     "allowed by Def. 2.3): " + r.message;
     return v;
   }
   if (r.status != RunStatus::Ok) {

@@ -20,7 +20,9 @@ namespace halo {
 
 struct OracleVerdict {
   bool reference_has_error = false;  // P(z) has an error value in R(z)
-  bool assertion_failed = false;     // P'(z) failed an assertion (Def. 2.11)
+  // P'(z) failed an assertion (Def. 2.11), or got stuck on a negative loop length while P
+  // has a negative rdom extent under z (the startup check of §2.9; docs/semantics-decisions.md).
+  bool assertion_failed = false;
   bool memory_safe = true;           // Theorem 2.1: P'(z) made no out-of-bounds access
   bool confluent = true;             // Def. 2.3 for this z
   bool holds() const { return memory_safe && confluent; }
@@ -30,6 +32,10 @@ struct OracleVerdict {
 };
 
 OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, const Input& in, const Limits& lim);
+
+// Does some rdom of P have a negative extent under z? Rdom bounds are startup expressions
+// (Def. 2.9), so this is decided from the parameters alone, as Halide does at startup.
+bool has_negative_rdom_extent(const Program& prog, const Input& in);
 
 // {"memory_safe", "assertion_failed", "reference_has_error", "confluent", "verdict", "detail"}
 // (LANGUAGE.md §2), plus "status" (how P'(z) ended) and "steps".

@@ -112,3 +112,40 @@ TEST_CASE("oracle: every example's brute-force completion satisfies both theorem
     CHECK(check_theorems(p, fill_holes(t, bf->filling), in, Limits{}).holds());
   }
 }
+
+TEST_CASE("oracle: an rdom failure is a failed check only when P has a negative extent", "[oracle]") {
+  // Found by the β0 property: a dead zero-dimensional func whose rdom has a negative
+  // extent. Its rdom loop has no pure loop around it, so every completion reaches it and
+  // gets stuck, while the reference has no error value in R(z). Read literally, Def. 2.3
+  // would call this a violation of Theorem 2.2; the reading of docs/semantics-decisions.md
+  // (item 13) counts it as the startup check of §2.9.
+  Program p = parse_program(R"(pipeline f2() {
+                                 fun f1() = { 5; rdom(r = (-2, -1)) in () <- 7 }
+                                 fun f2(x) = { x }
+                               }
+                               realize () over (0, 3))",
+                            "<test>");
+  check_program(p);
+  Input in = resolve_input(p, {});
+  CHECK(has_negative_rdom_extent(p, in));
+  TgtProgram t = lower_pipeline(p);
+  auto bf = brute_force_filling(t, in);
+  REQUIRE(bf);
+  OracleVerdict v = check_theorems(p, fill_holes(t, bf->filling), in, Limits{});
+  CHECK(v.run.status == RunStatus::RdomFailure);
+  CHECK_FALSE(v.reference_has_error);
+  CHECK(v.assertion_failed);
+  CHECK(v.holds());
+
+  // Without a negative extent in P, getting stuck on one is a violation: a hand-written
+  // completion whose loop length went wrong.
+  Program q = thesis();
+  TgtProgram bad = filled(q, "x_len + 1");
+  bad.body = make_seq({make_for("g", 0, 0, "x", make_const(Value(0)), make_const(Value(-1)), Traversal::Serial,
+                                make_nop()),
+                       bad.body});
+  OracleVerdict w = check_theorems(q, bad, resolve_input(q, {}), Limits{});
+  CHECK(w.run.status == RunStatus::RdomFailure);
+  CHECK_FALSE(w.assertion_failed);
+  CHECK_FALSE(w.confluent);
+}
