@@ -263,3 +263,69 @@ TEST_CASE("cli: oracle holds on every example", "[cli][oracle]") {
   CHECK(text.status == 0);
   CHECK(text.out.find("Theorem 2.1 (memory safety):        holds") != std::string::npos);
 }
+
+namespace {
+// A shell engine that ignores the query and answers `answer`.
+std::string engine_answering(const std::string& name, const std::string& answer) {
+  namespace fs = std::filesystem;
+  fs::path ans = fs::temp_directory_path() / (name + ".json");
+  std::ofstream(ans) << answer;
+  return "cat > /dev/null; cat " + ans.string();
+}
+const char* kTight = R"({"holes": {"?mem<g, x>.min": "x_min", "?mem<g, x>.len": "x_len + 1",
+  "?cpu<g, *, 0, x>.min": "x_min", "?cpu<g, *, 0, x>.len": "x_len + 1",
+  "?mem<f, x>.min": "x_min", "?mem<f, x>.len": "x_len",
+  "?cpu<f, *, 0, x>.min": "x_min", "?cpu<f, *, 0, x>.len": "x_len"}})";
+}  // namespace
+
+TEST_CASE("cli: external bounds engines and Def. 2.5", "[cli][oracle][engine]") {
+  std::string file = example("thesis_2_2.halo");
+  auto oracle = [&](const std::string& engine, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"oracle", file, "--json", "--engine", engine};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliResult r = run(args);
+    INFO(r.out << r.err);
+    REQUIRE(!r.out.empty());
+    return std::pair{r.status, nlohmann::json::parse(r.out)};
+  };
+  {  // As good as β0: everything holds.
+    auto [status, j] = oracle(engine_answering("tight", kTight));
+    CHECK(status == 0);
+    CHECK(j["verdict"] == "holds");
+    CHECK(j["quality"] == true);
+  }
+  {  // Unsound: g's buffer one point short. Theorem 2.1 is violated, and the query says why.
+    std::string ans = kTight;
+    ans.replace(ans.find("\"x_len + 1\""), 11, "\"x_len\"");
+    auto [status, j] = oracle(engine_answering("short", ans));
+    CHECK(status == 1);
+    CHECK(j["memory_safe"] == false);
+    CHECK(j["detail"].get<std::string>().find("first violated conjunct of B(T)") != std::string::npos);
+  }
+  {  // Weak: always gives up. Safe, but Def. 2.5 catches it.
+    auto [status, j] = oracle(R"(cat > /dev/null; echo '{"fail": "I never try"}')");
+    CHECK(status == 1);
+    CHECK(j["quality"] == false);
+    CHECK(j["assertion_failed"] == true);
+    CHECK(j["detail"].get<std::string>().find("Def. 2.5") != std::string::npos);
+  }
+  // Engines that misbehave are findings, never crashes of halo.
+  for (const std::string& bad : {std::string("kill -SEGV $$"), std::string("cat > /dev/null; echo not json"),
+                                 std::string("exit 3"), std::string("echo '{\"holes\": {\"?mem<g, x>.min\": \"x\"}}'"),
+                                 std::string("echo '{\"holes\": {}}'")}) {
+    INFO(bad);
+    auto [status, j] = oracle(bad);
+    CHECK(status == 1);
+    CHECK(j["engine_failed"] == true);
+  }
+  auto [status, j] = oracle("sleep 30", {"--engine-timeout", "0.5"});
+  CHECK(status == 1);
+  CHECK(j["detail"].get<std::string>().find("no answer within") != std::string::npos);
+  // run and bounds take the same engines.
+  CliResult r = run({"run", file, "--engine", engine_answering("tight2", kTight), "--json"});
+  CHECK(r.status == 0);
+  CHECK(nlohmann::json::parse(r.out)["output"]["values"] == nlohmann::json::parse("[3, 7, 15, 27, 43, 63]"));
+  CliResult b = run({"bounds", file, "--engine", engine_answering("tight3", kTight)});
+  CHECK(b.status == 0);
+  CHECK(b.out.find("?mem<g, x>.len = x_len + 1") != std::string::npos);
+}

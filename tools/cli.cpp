@@ -4,7 +4,9 @@
 #include "tools/cli.hpp"
 
 #include "bounds/beta0.hpp"
+#include "bounds/engine.hpp"
 #include "bounds/extract.hpp"
+#include "bounds/query_check.hpp"
 #include "interp/derivation.hpp"
 #include "interp/fast_eval.hpp"
 #include "interp/output.hpp"
@@ -39,6 +41,8 @@ struct CommonOptions {
   uint64_t max_steps = Limits{}.max_steps;
   uint64_t max_memory_mib = Limits{}.max_memory_bytes >> 20;
   double timeout = 0;
+  std::string engine;                // an external bounds engine instead of β0
+  double engine_timeout = 60;
   std::ostream* warnings = nullptr;  // where notes go (stderr)
 
   Limits limits() const {
@@ -145,14 +149,8 @@ Input target_input(const TgtProgram& t, const CommonOptions& o) {
   return resolve_input(t.file, t.name, t.params, t.window.size(), t.realize, InputOverrides{o.params, o.windows});
 }
 
-// Free variables of an expression, for the scope check of a hand-written filling.
-struct FreeVars : ExprVisitor {
-  std::set<std::string> names;
-  void visit_var(const VarNode& n) override { names.insert(n.name); }
-};
 
-// A filling file: a JSON object whose keys are holes in text form and whose values are
-// expressions, as text ("x_min - 1") or in the JSON form of docs/target-syntax.md.
+// A filling file: see filling_from_json (bounds/engine.hpp).
 HoleFilling read_filling(const std::string& path, const TgtProgram& t) {
   nlohmann::json j;
   try {
@@ -160,36 +158,7 @@ HoleFilling read_filling(const std::string& path, const TgtProgram& t) {
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(Diagnostic{path, {}, std::string("not valid JSON: ") + e.what()});
   }
-  if (!j.is_object())
-    throw InputError(Diagnostic{path, {}, "a filling is a JSON object from hole to expression, e.g. "
-                                          "{\"?mem<f, x>.min\": \"x_min\"}"});
-  auto scopes = hole_scopes(t);
-  HoleFilling g;
-  std::vector<Diagnostic> errs;
-  for (const auto& [key, val] : j.items()) {
-    Expr h = parse_tgt_expr(key, path);
-    if (h->kind != ExprKind::Hole) {
-      errs.push_back(Diagnostic{path, {}, fmt::format("'{}' is not a hole (holes look like ?mem<f, x>.min)", key)});
-      continue;
-    }
-    const HoleLabel& label = as<HoleNode>(h).label;
-    Expr e = val.is_string() ? parse_tgt_expr(val.get<std::string>(), path) : expr_from_json(val, path);
-    auto sc = scopes.find(label);
-    if (sc == scopes.end()) {
-      errs.push_back(Diagnostic{path, {}, fmt::format("the program has no hole {}", key)});
-      continue;
-    }
-    FreeVars fv;
-    fv.visit(e);
-    for (const auto& v : fv.names)
-      if (std::find(sc->second.begin(), sc->second.end(), v) == sc->second.end())
-        errs.push_back(Diagnostic{path, {}, fmt::format("{} is filled with an expression using '{}', which is not "
-                                                        "in the hole's scope ({})",
-                                                        key, v, fmt::join(sc->second, ", "))});
-    g[label] = e;
-  }
-  if (!errs.empty()) throw InputError(std::move(errs));
-  return g;
+  return filling_from_json(j, t, path);
 }
 
 int cmd_lower(const CommonOptions& o, std::ostream& out) {
@@ -232,6 +201,15 @@ int cmd_run(const CommonOptions& o, const std::string& fill, bool trace, std::os
     t = fill_holes(t, bf->filling, &unfilled);
   } else if (!fill.empty()) {
     t = fill_holes(t, read_filling(fill, t), &unfilled);
+  } else if (!o.engine.empty()) {
+    EngineResult er = run_engine(o.engine, extract_query(t), t, o.engine_timeout);
+    if (er.kind == EngineResult::Kind::Failed) {
+      out << fmt::format("the bounds engine failed: {}\n", er.detail);
+      return kExitFinding;
+    }
+    if (er.kind == EngineResult::Kind::GaveUp && o.warnings)
+      *o.warnings << t.file << ": note: the engine gave up (" << er.detail << "); the completed program is `assert 0`\n";
+    t = complete_with(er, t);
   } else {
     // The default: bounds inference by β0 (fig. 2.10b), lifted to a completion.
     Beta0Completion c = complete_with_beta0(t);
@@ -270,6 +248,19 @@ int cmd_run(const CommonOptions& o, const std::string& fill, bool trace, std::os
 int cmd_bounds(const CommonOptions& o, std::ostream& out) {
   TgtProgram t = load_target(o);
   Query q = extract_query(t);
+  if (!o.engine.empty()) {
+    EngineResult er = run_engine(o.engine, q, t, o.engine_timeout);
+    if (er.kind == EngineResult::Kind::Failed) {
+      out << fmt::format("the bounds engine failed: {}\n", er.detail);
+      return kExitFinding;
+    }
+    out << "# the bounds query B(T) (fig. 2.10a)\n" << print_query(q) << "\n";
+    out << "# the engine's substitution\n";
+    if (er.kind == EngineResult::Kind::GaveUp) out << "the engine gives up: " << er.detail << "\n";
+    for (const auto& [h, e] : er.filling) out << h.to_string() << " = " << print_expr(e) << "\n";
+    out << "\n# the completed program\n" << print_tgt(complete_with(er, t));
+    return kExitOk;
+  }
   Beta0Result r = run_beta0(q, t);
   Beta0Completion c = complete_with_beta0(q, t);
   if (o.json) {
@@ -290,23 +281,83 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
   return kExitOk;
 }
 
+void print_verdict(const OracleVerdict& v, const std::string& who, std::ostream& out) {
+  out << fmt::format("{}:\n", who);
+  out << fmt::format("  Theorem 2.1 (memory safety):        {}\n", v.memory_safe ? "holds" : "VIOLATED");
+  out << fmt::format("  Theorem 2.2 (confluence, Def. 2.3): {}\n", v.confluent ? "holds" : "VIOLATED");
+  out << fmt::format("  completed program: {} after {} steps\n", run_status_name(v.run.status), v.run.steps);
+  out << "  " << v.detail << "\n";
+}
+
+// Why a violated case is violated, in terms of the query: the first conjunct of B(T) the
+// completion breaks on this input (bounds/query_check.hpp).
+void explain_with_query(OracleVerdict& v, const TgtProgram& t, const HoleFilling& g, const Input& in,
+                        const Limits& lim) {
+  if (v.holds()) return;
+  try {
+    if (auto q = check_run_against_query(t, g, in, lim))
+      v.detail += fmt::format("; first violated conjunct of B(T): {} ({})", q->conjunct, q->origin);
+  } catch (const std::exception&) {
+    // The explanation is a courtesy: the verdict stands without it.
+  }
+}
+
 int cmd_oracle(const CommonOptions& o, std::ostream& out) {
   Program prog = load(o);
   warn_unapplied_schedule(prog, o);
   Input in = resolve_input(prog, InputOverrides{o.params, o.windows});
-  Beta0Completion c = complete_with_beta0(lower_pipeline(prog));
+  TgtProgram t = lower_pipeline(prog);
+  Query q = extract_query(t);
+  Beta0Result b = run_beta0(q, t);
+  Beta0Completion c = complete_with_beta0(q, t);
   OracleVerdict v = check_theorems(prog, c.program, in, o.limits());
-  if (o.json) {
-    out << verdict_to_json(v).dump() << "\n";
-  } else {
-    out << fmt::format("Theorem 2.1 (memory safety):        {}\n", v.memory_safe ? "holds" : "VIOLATED");
-    out << fmt::format("Theorem 2.2 (confluence, Def. 2.3): {}\n", v.confluent ? "holds" : "VIOLATED");
-    out << fmt::format("  reference has an error in R(z): {}\n", v.reference_has_error ? "yes" : "no");
-    out << fmt::format("  completed program: {} after {} steps{}\n", run_status_name(v.run.status), v.run.steps,
-                       c.ok ? "" : " (β0 found no finite bounds: " + c.reason + ")");
-    out << v.detail << "\n";
+  if (c.ok) explain_with_query(v, t, b.filling, in, o.limits());
+  if (o.engine.empty()) {
+    if (o.json) {
+      out << verdict_to_json(v).dump() << "\n";
+    } else {
+      print_verdict(v, c.ok ? "β0's completion" : "β0's completion (no finite bounds: " + c.reason + ")", out);
+    }
+    return v.holds() ? kExitOk : kExitFinding;
   }
-  return v.holds() ? kExitOk : kExitFinding;
+
+  // Def. 2.5: wherever β0's completion computes P's output, the engine's must too; and the
+  // engine's completion is itself held to Theorems 2.1 and 2.2.
+  EngineResult er = run_engine(o.engine, q, t, o.engine_timeout);
+  bool engine_failed = er.kind == EngineResult::Kind::Failed;
+  OracleVerdict ve;
+  if (!engine_failed) {
+    ve = check_theorems(prog, complete_with(er, t), in, o.limits());
+    if (er.kind == EngineResult::Kind::Filled) explain_with_query(ve, t, er.filling, in, o.limits());
+  }
+  bool beta0_good = !v.reference_has_error && !v.assertion_failed && v.confluent && v.run.status == RunStatus::Ok;
+  bool engine_good = !engine_failed && ve.run.status == RunStatus::Ok && ve.confluent && !ve.reference_has_error;
+  bool quality = !beta0_good || engine_good;
+  bool holds = !engine_failed && ve.holds() && quality;
+  std::string detail = engine_failed ? "the engine failed: " + er.detail
+                       : !ve.holds() ? ve.detail
+                       : !quality    ? "Def. 2.5 violated: β0's completion computes P(z) but the engine's does not: " +
+                                        ve.detail
+                                     : ve.detail;
+  if (o.json) {
+    nlohmann::json j = engine_failed ? nlohmann::json{{"memory_safe", true}, {"assertion_failed", false},
+                                                      {"reference_has_error", v.reference_has_error},
+                                                      {"confluent", true}}
+                                     : verdict_to_json(ve);
+    j["quality"] = quality;
+    j["engine_failed"] = engine_failed;
+    j["verdict"] = holds ? "holds" : "violated";
+    j["detail"] = detail;
+    j["beta0"] = verdict_to_json(v);
+    out << j.dump() << "\n";
+  } else {
+    print_verdict(v, "β0's completion", out);
+    if (engine_failed) out << "the engine's completion:\n  the engine failed: " << er.detail << "\n";
+    else print_verdict(ve, "the engine's completion", out);
+    out << fmt::format("Def. 2.5 (bounds quality): {}\n", quality ? "holds" : "VIOLATED");
+    out << (holds ? "verdict: holds\n" : "verdict: violated: " + detail + "\n");
+  }
+  return holds ? kExitOk : kExitFinding;
 }
 
 }  // namespace
@@ -335,7 +386,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* bounds = app.add_subcommand("bounds", "print the query B(T), the β0 substitution and the completed program");
   add_common(bounds, bounds_opts, false);
   bounds->add_flag("--json", bounds_opts.json, "machine-readable output");
-  auto* oracle = app.add_subcommand("oracle", "check Theorems 2.1 and 2.2 for this case (β0's completion)");
+  auto* oracle = app.add_subcommand("oracle", "check Theorems 2.1 and 2.2 for this case (and Def. 2.5 with --engine)");
   add_common(oracle, oracle_opts, true);
   auto* lower = app.add_subcommand("lower", "print L(P), the target program with holes (fig. 2.9)");
   add_common(lower, lower_opts, false);
@@ -348,6 +399,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                   "fill the holes instead of using β0: a JSON file {\"?mem<f, x>.min\": \"expr\", ...}, or brute-force (a concrete "
                   "completion for this input, for testing)");
   run->add_flag("--trace", trace, "print every rule of fig. 2.8 applied, with its redex");
+  for (auto [cmd, o] : {std::pair{run, &run_opts}, std::pair{bounds, &bounds_opts}, std::pair{oracle, &oracle_opts}}) {
+    cmd->add_option("--engine", o->engine,
+                    "an external bounds engine: a command reading the query (JSON) on stdin and writing the "
+                    "hole substitution (JSON) on stdout (docs/bounds-engines.md)");
+    cmd->add_option("--engine-timeout", o->engine_timeout, "seconds the engine may take")->capture_default_str();
+  }
+
 
   try {
     app.parse(argc, argv);

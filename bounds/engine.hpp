@@ -1,0 +1,43 @@
+// The bounds-engine interface: β0 is one engine; any other is a command that reads the
+// bounds query B(T) as JSON on its standard input and writes a hole substitution as JSON
+// on its standard output (docs/bounds-engines.md). Authors of new engines plug in here,
+// and `halo oracle --engine` holds them to Def. 2.5.
+//
+// The command runs in a child process with a time limit: an engine that crashes, hangs,
+// prints garbage or fills a hole with an out-of-scope variable is reported as such (a
+// finding about the engine), never a crash of halo.
+#pragma once
+
+#include "bounds/query.hpp"
+#include "semantics/tgt.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace halo {
+
+// A substitution read from JSON: an object from hole (text form, "?mem<f, x>.min") to
+// expression (text, "x_min - 1", or the JSON form of docs/target-syntax.md). Every hole
+// must exist in `t` and every expression may use only the variables of the hole's scope;
+// otherwise InputError naming `source`.
+HoleFilling filling_from_json(const nlohmann::json& j, const TgtProgram& t, const std::string& source);
+
+struct EngineResult {
+  enum class Kind { Filled, GaveUp, Failed } kind = Kind::Failed;
+  HoleFilling filling;  // Filled
+  std::string detail;   // GaveUp: the engine's reason; Failed: what went wrong with it
+};
+
+// Runs `command` (through /bin/sh -c) on the query of `t`. The engine answers
+// {"holes": {...}} (a substitution) or {"fail": "reason"} (it gives up: the completion is
+// `assert 0`, as for β0). Anything else — a non-zero exit, a signal, no answer within
+// `seconds`, malformed JSON, an unknown hole, an out-of-scope variable, a hole left
+// unfilled — is Failed.
+EngineResult run_engine(const std::string& command, const Query& q, const TgtProgram& t, double seconds = 60);
+
+// The completion an engine's result defines: the filled program, or `assert 0`.
+TgtProgram complete_with(const EngineResult& r, const TgtProgram& t);
+
+}  // namespace halo
