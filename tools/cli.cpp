@@ -14,6 +14,7 @@
 #include "lower/brute_force_filling.hpp"
 #include "lower/lower.hpp"
 #include "oracle/theorems.hpp"
+#include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_json.hpp"
@@ -122,13 +123,6 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-// Scheduling directives are parsed and validated, but applying them is a later issue:
-// say so rather than let a user believe the schedule was honoured.
-void warn_unapplied_schedule(const Program& prog, const CommonOptions& o) {
-  if (prog.schedule && !prog.schedule->empty() && o.warnings)
-    *o.warnings << prog.file << ": note: the schedule is parsed and validated but not applied yet; "
-                << "the default schedule (fig. 2.9) is used\n";
-}
 
 // Target programs are named *.tgt or start with the word `target`.
 bool is_target_file(const std::string& path, std::string_view src) {
@@ -141,8 +135,7 @@ TgtProgram load_target(const CommonOptions& o) {
   if (is_target_file(o.file, src)) return parse_tgt(src, o.file);
   Program prog = parse_program(src, o.file);
   check_program(prog);
-  warn_unapplied_schedule(prog, o);
-  return lower_pipeline(prog);
+  return schedule_pipeline(prog);
 }
 
 Input target_input(const TgtProgram& t, const CommonOptions& o) {
@@ -159,6 +152,24 @@ HoleFilling read_filling(const std::string& path, const TgtProgram& t) {
     throw InputError(Diagnostic{path, {}, std::string("not valid JSON: ") + e.what()});
   }
   return filling_from_json(j, t, path);
+}
+
+// S(s_n, ... S(s_1, L(P))): the final program, or (--steps) L(P) and the program after
+// each directive, so a student can watch the schedule act.
+int cmd_schedule(const CommonOptions& o, bool steps, std::ostream& out) {
+  Program prog = load(o);
+  std::vector<TgtProgram> all;
+  TgtProgram t = schedule_pipeline(prog, steps ? &all : nullptr);
+  if (!steps) {
+    out << (o.json ? tgt_to_json(t).dump(2) + "\n" : print_tgt(t));
+    return kExitOk;
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    std::string title = i == 0 ? "L(P): the lowered program (fig. 2.9)"
+                               : "after " + print_directive((*prog.schedule)[i - 1]);
+    out << (i ? "\n" : "") << "# " << title << "\n" << print_tgt(all[i]);
+  }
+  return kExitOk;
 }
 
 int cmd_lower(const CommonOptions& o, std::ostream& out) {
@@ -304,9 +315,8 @@ void explain_with_query(OracleVerdict& v, const TgtProgram& t, const HoleFilling
 
 int cmd_oracle(const CommonOptions& o, std::ostream& out) {
   Program prog = load(o);
-  warn_unapplied_schedule(prog, o);
   Input in = resolve_input(prog, InputOverrides{o.params, o.windows});
-  TgtProgram t = lower_pipeline(prog);
+  TgtProgram t = schedule_pipeline(prog);
   Query q = extract_query(t);
   Beta0Result b = run_beta0(q, t);
   Beta0Completion c = complete_with_beta0(q, t);
@@ -381,8 +391,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   eval->add_option("--evaluator", evaluator, "fast (default) or derivation (literal rules, slow)")
       ->check(CLI::IsMember({"fast", "derivation"}));
 
-  CommonOptions lower_opts, run_opts, bounds_opts, oracle_opts;
-  for (CommonOptions* o : {&check_opts, &eval_opts, &lower_opts, &run_opts, &bounds_opts, &oracle_opts}) o->warnings = &err;
+  CommonOptions lower_opts, run_opts, bounds_opts, oracle_opts, schedule_opts;
+  for (CommonOptions* o : {&check_opts, &eval_opts, &lower_opts, &run_opts, &bounds_opts, &oracle_opts, &schedule_opts})
+    o->warnings = &err;
+  auto* schedule = app.add_subcommand("schedule", "print S(s_n, ... S(s_1, L(P))), the scheduled program with holes");
+  add_common(schedule, schedule_opts, false);
+  schedule->add_flag("--json", schedule_opts.json, "the program in JSON");
+  bool schedule_steps = false;
+  schedule->add_flag("--steps", schedule_steps, "print the program after every directive");
   auto* bounds = app.add_subcommand("bounds", "print the query B(T), the β0 substitution and the completed program");
   add_common(bounds, bounds_opts, false);
   bounds->add_flag("--json", bounds_opts.json, "machine-readable output");
@@ -422,6 +438,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return kExitOk;
     }
     if (*lower) return cmd_lower(lower_opts, out);
+    if (*schedule) return cmd_schedule(schedule_opts, schedule_steps, out);
     if (*bounds) return cmd_bounds(bounds_opts, out);
     if (*oracle) return cmd_oracle(oracle_opts, out);
     if (*run) return cmd_run(run_opts, fill, trace, out);

@@ -1,0 +1,98 @@
+// The valid-schedule generator: see schedule_gen.hpp.
+#include "fuzz/schedule_gen.hpp"
+
+#include "lower/lower.hpp"
+#include "schedule/schedule.hpp"
+
+#include <fmt/format.h>
+
+namespace halo::fuzz {
+
+namespace {
+struct LoopCollector : StmtVisitor {
+  std::vector<LoopName> loops;
+  void visit_for(const ForStmt& s) override {
+    loops.push_back(LoopName{Name{s.func, {}}, s.spec, s.stage, Name{s.var, {}}, {}});
+    StmtVisitor::visit_for(s);
+  }
+};
+
+std::vector<LoopName> loops_of(const TgtProgram& t) {
+  LoopCollector c;
+  c.visit(t.body);
+  return c.loops;
+}
+
+Directive propose(const Program& prog, const std::vector<LoopName>& loops, int phase, int fresh,
+                  const ScheduleGenConfig& cfg) {
+  Directive d;
+  const LoopName& l = *rc::gen::elementOf(loops);
+  auto func = [&] { return Name{prog.pipeline.funcs[*rc::gen::inRange<size_t>(0, prog.pipeline.funcs.size())].name.text, {}}; };
+  switch (phase) {
+    case 1:
+      switch (*rc::gen::inRange(0, 4)) {
+        case 0:
+          d.kind = DirectiveKind::Split;
+          d.loop = l;
+          d.names = {Name{fmt::format("v{}o", fresh), {}}, Name{fmt::format("v{}i", fresh), {}}};
+          d.exprs = {make_const(Value(int64_t(*rc::gen::inRange(1, cfg.max_split_factor + 1))))};
+          d.tail = *rc::gen::element(TailStrategy::Guard, TailStrategy::Shift, TailStrategy::Round);
+          break;
+        case 1:
+          d.kind = DirectiveKind::Fuse;
+          d.loop = l;
+          d.names = {Name{fmt::format("v{}f", fresh), {}}};
+          break;
+        case 2:
+          d.kind = DirectiveKind::Swap;
+          d.loop = l;
+          break;
+        default:
+          d.kind = DirectiveKind::Traverse;
+          d.loop = l;
+          d.order = *rc::gen::element(Traversal::Serial, Traversal::Parallel, Traversal::Vectorized, Traversal::Unrolled);
+      }
+      break;
+    case 2:
+      d.kind = DirectiveKind::ComputeAt;
+      d.func = func();
+      d.loop = l;
+      break;
+    default:
+      d.kind = DirectiveKind::StoreAt;
+      d.func = func();
+      d.loop = l;
+  }
+  return d;
+}
+}  // namespace
+
+rc::Gen<Program> gen_scheduled(const Program& prog, ScheduleGenConfig cfg) {
+  return rc::gen::exec([prog, cfg] {
+    Program out = prog;
+    out.schedule = std::vector<Directive>{};
+    TgtProgram t = lower_pipeline(out);
+    int n = *rc::gen::inRange(1, cfg.max_directives + 1);
+    int phase = 1;
+    // Most random proposals break some rule of §2.8; try several per directive wanted.
+    for (int k = 0, accepted = 0; k < 4 * n && accepted < n; ++k) {
+      if (phase < 3 && *rc::gen::inRange(0, 4) == 0) ++phase;  // phases only move forward
+      auto loops = loops_of(t);
+      if (loops.empty()) break;
+      Directive d = propose(out, loops, phase, k, cfg);
+      try {
+        Program trial = out;
+        trial.schedule->push_back(d);
+        TgtProgram next = apply_directive(t, d, trial);
+        out = std::move(trial);
+        t = std::move(next);
+        ++accepted;
+      } catch (const InputError&) {
+        // Invalid here: the generator only keeps what the rules of §2.8 accept.
+      }
+    }
+    return out;
+  });
+}
+
+}  // namespace halo::fuzz

@@ -1,0 +1,571 @@
+// The specialization (§2.8.1), compute (§2.8.3) and storage (§2.8.4) phases of the schedule:
+// S(specialize(f, c̄), T), S(compute_at(f, ℓ), T) and S(store_at(f, ℓ), T). Fig. 2.12,
+// which gave these rules, was lost; the rewrites follow shared/spec/SEMANTICS.md
+// ("Scheduling directives") literally, and docs/schedule-placement.md explains them with
+// examples. Each rewrite checks its restrictions first and throws InputError at the
+// directive naming the broken rule, so an invalid schedule never produces a program.
+//
+// The restriction shared by compute_at and store_at is Lemma 2.5 (dominance): after the
+// move, f's `label f` must still precede every access to f made outside it, and f's
+// `allocate` must precede f's computation and every access. It is checked on the whole
+// rewritten program by one walk (`first_dominance_violation`), which also catches the
+// case TARGETS.md asks for — Halide rejects computing a producer inside a loop that exists
+// in only one specialization of its consumer, because the consumer's other specializations
+// still read the producer outside that loop.
+#include "schedule/schedule.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+namespace halo {
+namespace {
+
+[[noreturn]] void reject(const Program& prog, const Directive& d, const std::string& msg) {
+  throw InputError(Diagnostic{prog.file, d.loc, msg});
+}
+
+std::string loop_text(const std::string& f, int64_t spec, int64_t stage, const std::string& v) {
+  return fmt::format("<{}, {}, {}, {}>", f, spec, stage, v);
+}
+std::string loop_text(const LoopName& l) { return loop_text(l.func.text, l.spec, l.stage, l.var.text); }
+std::string loop_text(const ForStmt& l) { return loop_text(l.func, l.spec, l.stage, l.var); }
+
+bool names_loop(const ForStmt& s, const LoopName& l) {
+  return s.func == l.func.text && s.spec == l.spec && s.stage == l.stage && s.var == l.var.text;
+}
+
+// Every loop of `func` in program order (for "the loop does not exist" messages).
+std::vector<std::string> loops_of(const Stmt& body, const std::string& func) {
+  struct W : StmtVisitor {
+    std::string f;
+    std::vector<std::string> out;
+    void visit_for(const ForStmt& s) override {
+      if (s.func == f) out.push_back(loop_text(s));
+      StmtVisitor::visit_for(s);
+    }
+  } w;
+  w.f = func;
+  w.visit(body);
+  return w.out;
+}
+
+// Where the loop named `l` sits: the loop node, the loops enclosing it (outermost first)
+// and the func labels enclosing it.
+struct LoopSite {
+  const ForStmt* loop = nullptr;
+  std::vector<const ForStmt*> enclosing;  // outermost first, not including `loop`
+  std::vector<std::string> labels;        // enclosing statement labels
+  std::vector<std::string> binders;       // variables bound around the loop's body (loops, lets), itself included
+};
+std::optional<LoopSite> find_loop(const Stmt& body, const LoopName& l) {
+  struct W : StmtVisitor {
+    const LoopName* l = nullptr;
+    std::vector<const ForStmt*> loops;
+    std::vector<std::string> labels;
+    std::vector<std::string> binders;
+    std::optional<LoopSite> found;
+    void visit_for(const ForStmt& s) override {
+      if (!found && names_loop(s, *l)) {
+        found = LoopSite{&s, loops, labels, binders};
+        found->binders.push_back(s.var);
+      }
+      loops.push_back(&s);
+      binders.push_back(s.var);
+      StmtVisitor::visit_for(s);
+      loops.pop_back();
+      binders.pop_back();
+    }
+    void visit_let(const LetStmt& s) override {
+      binders.push_back(s.var);
+      StmtVisitor::visit_let(s);
+      binders.pop_back();
+    }
+    void visit_label(const LabelStmt& s) override {
+      labels.push_back(s.label);
+      StmtVisitor::visit_label(s);
+      labels.pop_back();
+    }
+  } w;
+  w.l = &l;
+  w.visit(body);
+  return w.found;
+}
+
+// The target loop named by d.loop, or an InputError listing the loops its func has.
+LoopSite require_loop(const TgtProgram& t, const Directive& d, const Program& prog) {
+  if (auto site = find_loop(t.body, d.loop)) return *site;
+  auto loops = loops_of(t.body, d.loop.func.text);
+  std::string have = loops.empty() ? fmt::format("'{}' has no loops", d.loop.func.text)
+                                   : fmt::format("the loops of '{}' are {}", d.loop.func.text,
+                                                 fmt::join(loops, ", "));
+  reject(prog, d, fmt::format("'{}' names loop {}, which does not exist in the program (Lemma 2.4: a loop is "
+                              "named by its func, specialization, stage and variable); {}",
+                              directive_name(d.kind), loop_text(d.loop), have));
+}
+
+// The producer f: a func of the pipeline that is not its output.
+void require_producer(const Directive& d, const Program& prog) {
+  const std::string& f = d.func.text;
+  if (!prog.pipeline.find(f))
+    reject(prog, d, fmt::format("'{}' names unknown func '{}' (fig. 2.11)", directive_name(d.kind), f));
+  if (f == prog.pipeline.name.text)
+    reject(prog, d, fmt::format("'{}' cannot move '{}': it is the output func, which is computed and stored "
+                                "at the top level of the pipeline (SEMANTICS.md)",
+                                directive_name(d.kind), f));
+}
+
+// Removes the first statement satisfying `pick` from the tree (from its sequence, or
+// replaced by a nop), storing it in `taken`.
+template <typename Pick>
+Stmt extract(const Stmt& s, Pick pick, Stmt& taken) {
+  struct M : StmtMutator {
+    Pick* pick;
+    Stmt* taken;
+    Stmt mutate_seq(const Stmt& s) override {
+      if (*taken) return s;
+      const auto& n = as<SeqStmt>(s);
+      std::vector<Stmt> out;
+      bool changed = false;
+      for (const Stmt& c : n.stmts) {
+        if (!*taken && (*pick)(c)) {
+          *taken = c;
+          changed = true;
+          continue;
+        }
+        Stmt m = *taken ? c : mutate(c);
+        changed |= m != c;
+        out.push_back(m);
+      }
+      return changed ? make_seq(std::move(out), s->loc) : s;
+    }
+  } m;
+  m.pick = &pick;
+  m.taken = &taken;
+  if (pick(s)) {
+    taken = s;
+    return make_nop(s->loc);
+  }
+  return m.mutate(s);
+}
+
+// Puts `moved` at the start of the body of the loop named `l`.
+Stmt insert_at_loop_start(const Stmt& body, const LoopName& l, const Stmt& moved) {
+  struct M : StmtMutator {
+    const LoopName* l;
+    Stmt moved;
+    Stmt mutate_for(const Stmt& s) override {
+      const auto& n = as<ForStmt>(s);
+      if (!names_loop(n, *l)) return StmtMutator::mutate_for(s);
+      return make_for(n.func, n.spec, n.stage, n.var, n.min, n.len, n.order, make_seq({moved, n.body}, n.body->loc),
+                      s->loc);
+    }
+  } m;
+  m.l = &l;
+  m.moved = moved;
+  return m.mutate(body);
+}
+
+bool is_func_label(const Stmt& s, const std::string& f) {
+  return s->kind == StmtKind::Label && as<LabelStmt>(s).label == f;
+}
+bool is_allocate(const Stmt& s, const std::string& f) {
+  return s->kind == StmtKind::Allocate && as<AllocateStmt>(s).func == f;
+}
+
+// The loop and let variables bound inside s.
+std::set<std::string> binders_in(const Stmt& s) {
+  struct W : StmtVisitor {
+    std::set<std::string> out;
+    void visit_for(const ForStmt& n) override {
+      out.insert(n.var);
+      StmtVisitor::visit_for(n);
+    }
+    void visit_let(const LetStmt& n) override {
+      out.insert(n.var);
+      StmtVisitor::visit_let(n);
+    }
+  } w;
+  w.visit(s);
+  return w.out;
+}
+
+// ---------------------------------------------------------------- Lemma 2.5 (dominance)
+
+// Walks the program in execution order, keeping the set of what has certainly run:
+// `allocate h` and the whole of `label h`. A sequence threads the set; a loop body and
+// the branches of an `if` may not run (or run only one), so after a loop nothing of its
+// body counts, and after an `if` only what both branches did. Every access to h (a read
+// h^ℓ[...] or a store to h) must find `allocate h` done, and, outside h's own label,
+// `label h` done. The first violation is described for the message.
+struct DominanceWalk {
+  const Pipeline* pipe = nullptr;
+  std::set<std::string> funcs;          // the funcs of the pipeline
+  std::vector<std::string> func_stack;  // enclosing func labels (a func's computation)
+  std::vector<const ForStmt*> loops;    // enclosing loops
+  std::optional<std::string> violation;
+
+  std::string where() const {
+    std::string who = func_stack.empty() ? std::string("the top level") : fmt::format("'{}'", func_stack.back());
+    if (loops.empty()) return who;
+    return fmt::format("{} (inside loop {})", who, loop_text(*loops.back()));
+  }
+  bool inside_label(const std::string& h) const {
+    return std::find(func_stack.begin(), func_stack.end(), h) != func_stack.end();
+  }
+  void access(const std::string& h, const char* what, const std::set<std::string>& done) {
+    if (violation || !funcs.count(h)) return;
+    if (!done.count("allocate " + h))
+      violation = fmt::format("the {} of '{}' in {} would not be preceded by 'allocate {}'", what, h, where(), h);
+    else if (!inside_label(h) && !done.count("label " + h))
+      violation = fmt::format("the {} of '{}' in {} would not be preceded by the computation of '{}' (label {})",
+                              what, h, where(), h, h);
+  }
+  void expr(const Expr& e, const std::set<std::string>& done) {
+    if (!e || violation) return;
+    switch (e->kind) {
+      case ExprKind::Call: {
+        const auto& c = as<CallNode>(e);
+        access(c.func, "read", done);
+        for (const auto& a : c.args) expr(a, done);
+        return;
+      }
+      case ExprKind::Op:
+        for (const auto& a : as<OpNode>(e).args) expr(a, done);
+        return;
+      default: return;
+    }
+  }
+  std::set<std::string> stmt(const Stmt& s, std::set<std::string> done) {
+    if (violation) return done;
+    switch (s->kind) {
+      case StmtKind::Nop: return done;
+      case StmtKind::Assert: expr(as<AssertStmt>(s).cond, done); return done;
+      case StmtKind::Seq:
+        for (const Stmt& c : as<SeqStmt>(s).stmts) done = stmt(c, std::move(done));
+        return done;
+      case StmtKind::Allocate: {
+        const auto& n = as<AllocateStmt>(s);
+        for (const auto& [mn, ln] : n.bounds) expr(mn, done), expr(ln, done);
+        done.insert("allocate " + n.func);
+        return done;
+      }
+      case StmtKind::Store: {
+        const auto& n = as<StoreStmt>(s);
+        access(n.func, "write", done);
+        for (const auto& a : n.args) expr(a, done);
+        expr(n.value, done);
+        return done;
+      }
+      case StmtKind::If: {
+        const auto& n = as<IfStmt>(s);
+        expr(n.cond, done);
+        auto a = stmt(n.then_case, done);
+        auto b = n.else_case ? stmt(n.else_case, done) : done;
+        std::set<std::string> both;
+        std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::inserter(both, both.begin()));
+        return both;
+      }
+      case StmtKind::For: {
+        const auto& n = as<ForStmt>(s);
+        expr(n.min, done), expr(n.len, done);
+        loops.push_back(&n);
+        stmt(n.body, done);
+        loops.pop_back();
+        return done;
+      }
+      case StmtKind::Let: {
+        const auto& n = as<LetStmt>(s);
+        expr(n.value, done);
+        return stmt(n.body, std::move(done));
+      }
+      case StmtKind::Label: {
+        const auto& n = as<LabelStmt>(s);
+        bool is_func = funcs.count(n.label) > 0;
+        if (is_func) func_stack.push_back(n.label);
+        done = stmt(n.body, std::move(done));
+        if (is_func) {
+          func_stack.pop_back();
+          done.insert("label " + n.label);
+        }
+        return done;
+      }
+    }
+    return done;
+  }
+};
+
+std::optional<std::string> first_dominance_violation(const TgtProgram& t, const Program& prog) {
+  DominanceWalk w;
+  w.pipe = &prog.pipeline;
+  for (const auto& f : prog.pipeline.funcs) w.funcs.insert(f.name.text);
+  w.stmt(t.body, {});
+  return w.violation;
+}
+
+// The loop names (func, spec) of every specialization that reads f outside f's label,
+// used to say "the loop exists in only one specialization of its consumer" (TARGETS.md).
+bool consumer_reads_in_other_spec(const Stmt& body, const std::string& f, const LoopName& l) {
+  struct W : StmtVisitor {
+    std::string f;
+    const LoopName* l;
+    std::vector<const ForStmt*> loops;
+    bool found = false;
+    void visit_for(const ForStmt& s) override {
+      loops.push_back(&s);
+      StmtVisitor::visit_for(s);
+      loops.pop_back();
+    }
+    void visit_expr(const Expr& e) override {
+      if (!e || found) return;
+      if (e->kind == ExprKind::Call) {
+        const auto& c = as<CallNode>(e);
+        if (c.func == f)
+          for (const ForStmt* lp : loops)
+            if (lp->func == l->func.text && lp->spec != l->spec) found = true;
+        for (const auto& a : c.args) visit_expr(a);
+      } else if (e->kind == ExprKind::Op) {
+        for (const auto& a : as<OpNode>(e).args) visit_expr(a);
+      }
+    }
+  } w;
+  w.f = f;
+  w.l = &l;
+  w.visit(body);
+  return w.found;
+}
+
+// ---------------------------------------------------------------- parallel loops
+
+// SEMANTICS.md (traverse): a func computed inside a parallel loop must also be stored
+// inside it. For every func h whose `label h` sits inside a parallel loop P, `allocate h`
+// must be inside P too — unless a store_at of h comes later in the schedule (the storage
+// phase follows the compute phase, fig. 2.11), which is checked when it is applied.
+// Returns the first violation.
+std::optional<std::string> first_parallel_violation(const TgtProgram& t, const Program& prog, const Directive& d) {
+  // Funcs with a store_at still to come after d.
+  std::set<std::string> pending;
+  if (prog.schedule) {
+    const auto& s = *prog.schedule;
+    size_t at = s.size();
+    for (size_t k = 0; k < s.size(); ++k)
+      if (&s[k] == &d || (s[k].loc.line == d.loc.line && s[k].loc.col == d.loc.col && s[k].kind == d.kind)) {
+        at = k;
+        break;
+      }
+    for (size_t k = at == s.size() ? s.size() : at + 1; k < s.size(); ++k)
+      if (s[k].kind == DirectiveKind::StoreAt) pending.insert(s[k].func.text);
+  }
+  struct W : StmtVisitor {
+    std::set<std::string> funcs, pending;
+    std::vector<const ForStmt*> loops;
+    std::map<std::string, std::vector<const ForStmt*>> alloc_loops;  // loops around allocate h
+    std::optional<std::string> violation;
+    void visit_for(const ForStmt& s) override {
+      loops.push_back(&s);
+      StmtVisitor::visit_for(s);
+      loops.pop_back();
+    }
+    void visit_allocate(const AllocateStmt& s) override {
+      alloc_loops[s.func] = loops;
+      StmtVisitor::visit_allocate(s);
+    }
+    void visit_label(const LabelStmt& s) override {
+      if (!violation && funcs.count(s.label) && !pending.count(s.label)) {
+        const auto& around = alloc_loops[s.label];
+        for (const ForStmt* p : loops)
+          if (p->order == Traversal::Parallel && std::find(around.begin(), around.end(), p) == around.end()) {
+            violation = fmt::format("'{}' is computed inside the parallel loop {} but stored outside it, so its "
+                                    "iterations would share one buffer (SEMANTICS.md, traverse: a func computed "
+                                    "inside a parallel loop must also be stored inside it; Halide rejects this as "
+                                    "a potential race condition); add store_at({}, ...) at that loop or deeper",
+                                    s.label, loop_text(*p), s.label);
+            break;
+          }
+      }
+      StmtVisitor::visit_label(s);
+    }
+  } w;
+  for (const auto& f : prog.pipeline.funcs) w.funcs.insert(f.name.text);
+  w.pending = pending;
+  w.visit(t.body);
+  return w.violation;
+}
+
+// ---------------------------------------------------------------- specialization
+
+// Copy j of f's computation: f's loops, f's non-shared cpu holes, f's non-shared func
+// references and stores carry specialization j (§2.8.1 and Def. 2.14: the last stage keeps
+// the shared label `*`).
+struct Respecialize : StmtMutator, ExprMutator {
+  std::string f;
+  int64_t j = 0;
+  using StmtMutator::mutate;
+
+ protected:
+  Expr mutate_expr(const Expr& e) override { return e ? ExprMutator::mutate(e) : e; }
+  Expr mutate_call(const Expr& e) override {
+    Expr m = ExprMutator::mutate_call(e);
+    const auto& c = as<CallNode>(m);
+    if (c.func != f || !c.label.labelled() || c.label.spec == FuncLabel::kShared) return m;
+    return make_call(c.func, c.args, m->loc, FuncLabel{c.label.stage, j});
+  }
+  Expr mutate_hole(const Expr& e) override {
+    const auto& h = as<HoleNode>(e);
+    if (h.label.kind != HoleKind::Cpu || h.label.func != f || h.label.spec == FuncLabel::kShared) return e;
+    HoleLabel l = h.label;
+    l.spec = j;
+    return make_hole(l, e->loc);
+  }
+  Stmt mutate_store(const Stmt& s) override {
+    Stmt m = StmtMutator::mutate_store(s);
+    const auto& n = as<StoreStmt>(m);
+    if (n.func != f || n.label.spec == FuncLabel::kShared) return m;
+    return make_store(n.func, FuncLabel{n.label.stage, j}, n.args, n.value, m->loc);
+  }
+  Stmt mutate_for(const Stmt& s) override {
+    Stmt m = StmtMutator::mutate_for(s);
+    const auto& n = as<ForStmt>(m);
+    if (n.func != f) return m;
+    return make_for(n.func, j, n.stage, n.var, n.min, n.len, n.order, n.body, m->loc);
+  }
+};
+
+// The label of copy j of f's computation (docs/schedule-placement.md). It contains no
+// ".s<digits>" suffix, so the bounds extraction does not mistake it for a stage label.
+std::string copy_label(const std::string& f, int64_t j) { return fmt::format("{}.j{}", f, j); }
+
+bool already_specialized(const Stmt& body, const std::string& f) {
+  struct W : StmtVisitor {
+    std::string f;
+    bool found = false;
+    void visit_for(const ForStmt& s) override {
+      found |= s.func == f && s.spec != 0;
+      StmtVisitor::visit_for(s);
+    }
+    void visit_label(const LabelStmt& s) override {
+      found |= s.label == copy_label(f, 0);
+      StmtVisitor::visit_label(s);
+    }
+  } w;
+  w.f = f;
+  w.visit(body);
+  return w.found;
+}
+
+}  // namespace
+
+// S(specialize(f, c1..cn), T) (§2.8.1, SEMANTICS.md): `label f: s` becomes
+// `label f: if c1 then label f.j1: s1 else if c2 ... else label f.j0: s0`.
+TgtProgram apply_specialize(const TgtProgram& t, const Directive& d, const Program& prog) {
+  const std::string& f = d.func.text;
+  if (!prog.pipeline.find(f))
+    reject(prog, d, fmt::format("'specialize' names unknown func '{}' (fig. 2.11)", f));
+  if (d.exprs.empty())
+    reject(prog, d, fmt::format("'specialize' of '{}' needs at least one condition (§2.8.1)", f));
+  // §2.8.1: at most one specialization directive per func.
+  if (prog.schedule)
+    for (const Directive& o : *prog.schedule) {
+      if (&o == &d || (o.loc.line == d.loc.line && o.loc.col == d.loc.col)) break;
+      if (o.kind == DirectiveKind::Specialize && o.func.text == f)
+        reject(prog, d, fmt::format("'{}' is specialized a second time (first at {}:{}); §2.8.1 allows at most one "
+                                    "specialize per func",
+                                    f, o.loc.line, o.loc.col));
+    }
+  if (already_specialized(t.body, f))
+    reject(prog, d, fmt::format("'{}' is already specialized; §2.8.1 allows at most one specialize per func", f));
+
+  Stmt label;
+  Stmt rest = extract(t.body, [&](const Stmt& s) { return is_func_label(s, f); }, label);
+  if (!label) throw std::logic_error("specialize: no 'label " + f + "' in the program");
+  const auto& l = as<LabelStmt>(label);
+  auto copy = [&](int64_t j) {
+    Respecialize r;
+    r.f = f;
+    r.j = j;
+    return make_label(copy_label(f, j), r.mutate(l.body), l.body->loc);
+  };
+  Stmt chain = copy(0);
+  for (size_t k = d.exprs.size(); k-- > 0;) chain = make_if(d.exprs[k], copy(int64_t(k) + 1), chain, d.loc);
+  Stmt replaced = make_label(f, chain, label->loc);
+  // Put the new label where the old one was.
+  struct M : StmtMutator {
+    const StmtNode* old;
+    Stmt repl;
+    Stmt mutate_label(const Stmt& s) override { return s.get() == old ? repl : StmtMutator::mutate_label(s); }
+  } m;
+  m.old = label.get();
+  m.repl = replaced;
+  TgtProgram out = t;
+  out.body = m.mutate(t.body);
+  (void)rest;
+  return out;
+}
+
+// S(compute_at(f, ℓ), T) (§2.8.3, SEMANTICS.md): `label f: ...` moves to the start of ℓ's body.
+TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Program& prog) {
+  require_producer(d, prog);
+  const std::string& f = d.func.text;
+  LoopSite site = require_loop(t, d, prog);
+  if (std::find(site.labels.begin(), site.labels.end(), f) != site.labels.end())
+    reject(prog, d, fmt::format("compute_at cannot compute '{}' inside loop {}, which is part of '{}''s own "
+                                "computation (Lemma 2.5: f's computation must precede every access to f)",
+                                f, loop_text(d.loop), f));
+  Stmt label;
+  Stmt body = extract(t.body, [&](const Stmt& s) { return is_func_label(s, f); }, label);
+  if (!label) throw std::logic_error("compute_at: no 'label " + f + "' in the program");
+  TgtProgram out = t;
+  out.body = insert_at_loop_start(body, d.loop, label);
+  if (auto why = first_dominance_violation(out, prog)) {
+    if (consumer_reads_in_other_spec(out.body, f, d.loop))
+      reject(prog, d, fmt::format("compute_at({}, {}): loop {} exists in only one specialization of '{}', whose "
+                                  "other specializations also read '{}' (Lemma 2.5; Halide rejects this too, "
+                                  "TARGETS.md): {}",
+                                  f, loop_text(d.loop), loop_text(d.loop), d.loop.func.text, f, *why));
+    reject(prog, d, fmt::format("compute_at({}, {}) would break dominance (Lemma 2.5: f's computation must "
+                                "precede every access to f outside it, and f's allocation must precede both): {}",
+                                f, loop_text(d.loop), *why));
+  }
+  // Fresh names (docs/schedule-placement.md): a loop or let of f that rebinds a variable
+  // bound around ℓ's body would shadow it, and fig. 2.8's FOR-STOP clears the variable
+  // rather than restoring the outer binding, so the consumer's later reads of it would get
+  // stuck (β0 assumes the same, docs/beta0.md). Halide avoids this by qualifying loop
+  // variables with the func and stage; halo's loop names keep the bare variable (Lemma 2.4).
+  auto inner = binders_in(label);
+  for (const std::string& v : site.binders)
+    if (inner.count(v))
+      reject(prog, d, fmt::format("compute_at({}, {}) would put a loop or let of '{}' binding '{}' inside {}, "
+                                  "where '{}' is already bound; the inner binding would shadow it (fig. 2.8: "
+                                  "FOR-STOP unbinds the variable, so the consumer's later uses of '{}' get stuck). "
+                                  "Give the funcs different variable names",
+                                  f, loop_text(d.loop), f, v, loop_text(d.loop), v, v));
+  if (auto why = first_parallel_violation(out, prog, d)) reject(prog, d, *why);
+  return out;
+}
+
+// S(store_at(f, ℓ), T) (§2.8.4, SEMANTICS.md): `allocate f(...)` moves to the start of ℓ's body.
+TgtProgram apply_store_at(const TgtProgram& t, const Directive& d, const Program& prog) {
+  require_producer(d, prog);
+  const std::string& f = d.func.text;
+  LoopSite site = require_loop(t, d, prog);
+  if (std::find(site.labels.begin(), site.labels.end(), f) != site.labels.end())
+    reject(prog, d, fmt::format("store_at cannot store '{}' inside loop {}, which is part of '{}''s own "
+                                "computation (Lemma 2.5: the allocation must precede f's computation)",
+                                f, loop_text(d.loop), f));
+  Stmt alloc;
+  Stmt body = extract(t.body, [&](const Stmt& s) { return is_allocate(s, f); }, alloc);
+  if (!alloc) throw std::logic_error("store_at: no 'allocate " + f + "' in the program");
+  TgtProgram out = t;
+  out.body = insert_at_loop_start(body, d.loop, alloc);
+  if (auto why = first_dominance_violation(out, prog))
+    reject(prog, d, fmt::format("store_at({}, {}) would break dominance (Lemma 2.5: f's allocation must precede "
+                                "f's computation and every access to f): {}",
+                                f, loop_text(d.loop), *why));
+  if (auto why = first_parallel_violation(out, prog, d)) reject(prog, d, *why);
+  return out;
+}
+
+}  // namespace halo

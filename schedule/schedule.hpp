@@ -1,0 +1,37 @@
+// Scheduling (thesis §2.8, fig. 2.11; fig. 2.12 was lost, SEMANTICS.md gives the reading):
+// each directive is a rewrite S(s, T) of a Tgt? program that keeps loop naming (Lemma 2.4)
+// and dominance (Lemma 2.5). A schedule is applied to the lowered program directive by
+// directive, in the written order (which must respect the phase order; validity.cpp checks
+// it before anything runs).
+//
+// Every rewrite checks its own restrictions first and throws InputError located at the
+// directive, naming the rule it breaks, so an invalid schedule never produces a program.
+#pragma once
+
+#include "semantics/ast.hpp"
+#include "semantics/tgt.hpp"
+
+#include <vector>
+
+namespace halo {
+
+// S(d, T) for one directive of `prog`'s schedule. Directives not implemented yet throw
+// InputError saying so.
+TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Program& prog);
+
+// S(s_n, ... S(s_1, L(P))): lowers `prog` and applies its schedule. When `steps` is given it
+// receives L(P) followed by the program after each directive.
+TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps = nullptr);
+
+// ---- the rewrites, one file each (schedule/loops.cpp, schedule/placement.cpp) ----------
+// Loops phase (§2.8.2): the loop named d.loop in T.
+TgtProgram apply_split(const TgtProgram& t, const Directive& d, const Program& prog);
+TgtProgram apply_fuse(const TgtProgram& t, const Directive& d, const Program& prog);
+TgtProgram apply_swap(const TgtProgram& t, const Directive& d, const Program& prog);
+TgtProgram apply_traverse(const TgtProgram& t, const Directive& d, const Program& prog);
+// Specialization (§2.8.1), compute (§2.8.3) and storage (§2.8.4) phases.
+TgtProgram apply_specialize(const TgtProgram& t, const Directive& d, const Program& prog);
+TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Program& prog);
+TgtProgram apply_store_at(const TgtProgram& t, const Directive& d, const Program& prog);
+
+}  // namespace halo
