@@ -2,7 +2,15 @@
 // fails at a given place with a given message.
 #pragma once
 
+#include "bounds/beta0.hpp"
+#include "oracle/theorems.hpp"
 #include "semantics/diagnostics.hpp"
+#include "semantics/parser.hpp"
+#include "semantics/printer.hpp"
+#include "semantics/tgt_printer.hpp"
+#include "semantics/validity.hpp"
+
+#include <rapidcheck.h>
 
 #include <catch2/catch.hpp>
 
@@ -28,6 +36,38 @@ void require_error(Parse parse, const std::string& src, const std::string& file,
     CHECK_THAT(e.diagnostics()[0].message, Catch::Contains(message));
     CHECK(e.diagnostics()[0].file == file);
   }
+}
+
+// A valid program from source text (validity failures fail the test).
+inline Program parse_valid(const std::string& src, const std::string& file = "<test>") {
+  Program p = parse_program(src, file);
+  auto ds = validate_program(p);
+  for (const auto& d : ds) UNSCOPED_INFO(d.format());
+  REQUIRE(ds.empty());
+  return p;
+}
+
+// Inside a RapidCheck property: β0's completion of `t` (the lowered or scheduled `p`)
+// must be memory safe and confluent on p's realization (Theorems 2.1 and 2.2); cases too
+// large for a property test are discarded. Returns the verdict for further checks.
+inline OracleVerdict require_beta0_theorems(const Program& p, const TgtProgram& t) {
+  RC_LOG() << print_program(p);
+  Input in = resolve_input(p, {});
+  Beta0Completion c = complete_with_beta0(t);
+  RC_LOG() << print_tgt(c.program);
+  Limits lim;
+  lim.max_steps = 5'000'000;
+  OracleVerdict v;
+  try {
+    v = check_theorems(p, c.program, in, lim);
+  } catch (const ResourceLimit&) {
+    RC_DISCARD("too large for a property test");
+  }
+  RC_LOG() << v.detail << "\n";
+  RC_ASSERT(v.memory_safe);
+  RC_ASSERT(v.confluent);
+  RC_CLASSIFY(!c.ok, "beta0 gave up");
+  return v;
 }
 
 }  // namespace halo::test

@@ -12,35 +12,22 @@
 
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+#include "tests/support.hpp"
 
 using namespace halo;
 
 TEST_CASE("property: β0's completion is memory safe and confluent, or asserts false", "[beta0][property]") {
   rc::prop("Theorems 2.1 and 2.2 hold for β0 on lowered random programs", [] {
     Program p = *fuzz::gen_program();
-    RC_LOG() << print_program(p);
-    Input in = resolve_input(p, {});
     TgtProgram t = lower_pipeline(p);
-    Query q = extract_query(t);
-    Beta0Result b = run_beta0(q, t);
-    Beta0Completion c = complete_with_beta0(q, t);
-    RC_LOG() << print_tgt(c.program);
-    Limits lim;
-    lim.max_steps = 5'000'000;
-    OracleVerdict v;
-    try {
-      v = check_theorems(p, c.program, in, lim);
-    } catch (const ResourceLimit&) {
-      RC_DISCARD("too large for a property test");
-    }
-    RC_LOG() << v.detail << "\n";
-    RC_ASSERT(v.memory_safe);
-    RC_ASSERT(v.confluent);
-    RC_CLASSIFY(!c.ok, "beta0 gave up (assert 0)");
+    OracleVerdict v = test::require_beta0_theorems(p, t);
     RC_CLASSIFY(v.reference_has_error, "reference has an error value");
     // A completion β0 found satisfies B(T) on this input, whenever the run completes.
-    if (c.ok && v.run.status == RunStatus::Ok) {
-      auto violation = check_run_against_query(t, b.filling, in, lim);
+    Beta0Result b = run_beta0(extract_query(t), t);
+    if (b.ok && v.run.status == RunStatus::Ok) {
+      Limits lim;
+      lim.max_steps = 5'000'000;
+      auto violation = check_run_against_query(t, b.filling, resolve_input(p, {}), lim);
       if (violation) RC_LOG() << violation->conjunct << " (" << violation->origin << ")\n";
       RC_ASSERT(!violation.has_value());
     }

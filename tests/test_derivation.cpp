@@ -10,6 +10,7 @@
 #include "semantics/validity.hpp"
 
 #include <catch2/catch.hpp>
+#include "tests/support.hpp"
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -17,16 +18,10 @@
 #include <unordered_set>
 
 using namespace halo;
+using halo::test::parse_valid;
 
 namespace {
 
-Program parse_valid(const std::string& src) {
-  Program p = parse_program(src, "bigstep.halo");
-  auto ds = validate_program(p);
-  for (const auto& d : ds) UNSCOPED_INFO(d.format());
-  REQUIRE(ds.empty());
-  return p;
-}
 
 Value ev(const std::string& src, std::vector<Value> point, std::vector<Value> params = {}) {
   Program p = parse_valid(src);

@@ -14,21 +14,18 @@
 #include "semantics/validity.hpp"
 
 #include <catch2/catch.hpp>
+#include "tests/support.hpp"
 
 #include <filesystem>
 #include <map>
 
 using namespace halo;
+using halo::test::parse_valid;
 
 namespace {
 
 const std::string kSource = HALO_SOURCE_DIR;
 
-Program parse_valid(const std::string& src) {
-  Program p = parse_program(src, "<test>");
-  check_program(p);
-  return p;
-}
 
 // L(P) must be exactly the hand-written target program.
 void check_lowers_to(const Program& p, const TgtProgram& expected) {

@@ -14,21 +14,18 @@
 #include "support.hpp"
 
 #include <catch2/catch.hpp>
+#include "tests/support.hpp"
 
 #include <filesystem>
 
 using namespace halo;
+using halo::test::parse_valid;
 using halo::test::where;
 
 namespace {
 
 const std::string kSource = HALO_SOURCE_DIR;
 
-Program parse_valid(const std::string& src) {
-  Program p = parse_program(src, "<test>");
-  check_program(p);
-  return p;
-}
 
 // S(S, L(P)) must be exactly the hand-written target program.
 void check_schedules_to(const std::string& halo, const std::string& tgt) {

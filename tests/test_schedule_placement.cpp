@@ -17,16 +17,13 @@
 #include "semantics/validity.hpp"
 
 #include <catch2/catch.hpp>
+#include "tests/support.hpp"
 
 using namespace halo;
+using halo::test::parse_valid;
 
 namespace {
 
-Program parse_valid(const std::string& src) {
-  Program p = parse_program(src, "<test>");
-  check_program(p);
-  return p;
-}
 
 void check_schedules_to(const std::string& halo, const std::string& tgt) {
   Program p = parse_valid(halo);
