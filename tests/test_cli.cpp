@@ -329,3 +329,13 @@ TEST_CASE("cli: external bounds engines and Def. 2.5", "[cli][oracle][engine]") 
   CHECK(b.status == 0);
   CHECK(b.out.find("?mem<g, x>.len = x_len + 1") != std::string::npos);
 }
+
+TEST_CASE("cli: check reports a directive that breaks a rule of §2.8", "[cli][schedule]") {
+  namespace fs = std::filesystem;
+  fs::path p = fs::temp_directory_path() / "halo_bad_schedule.halo";
+  std::ofstream(p) << "pipeline f() {\n  fun g(x) = { x }\n  fun f(x) = { g[x] }\n}\n"
+                      "schedule {\n  swap(<f, 0, 0, x>);\n}\nrealize () over (0, 2)\n";
+  CliResult r = run({"check", p.string()});
+  CHECK(r.status == 2);
+  CHECK(r.err.rfind(p.string() + ":6:3: error: ", 0) == 0);
+}

@@ -434,7 +434,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*check) {
       std::string src = read_text(check_opts.file);
       if (is_target_file(check_opts.file, src)) parse_tgt(src, check_opts.file);
-      else check_program(parse_program(src, check_opts.file));
+      else {
+        Program prog = parse_program(src, check_opts.file);
+        check_program(prog);
+        schedule_pipeline(prog);  // each directive's own restrictions (§2.8)
+      }
       return kExitOk;
     }
     if (*lower) return cmd_lower(lower_opts, out);
