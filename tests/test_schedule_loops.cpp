@@ -37,17 +37,8 @@ void check_schedules_to(const std::string& halo, const std::string& tgt) {
 
 // Scheduling must throw one InputError at `at` whose message contains `message`.
 void check_rejected(const std::string& halo, const std::string& at, const std::string& message) {
-  Program p = parse_valid(halo);
-  try {
-    schedule_pipeline(p);
-    FAIL("scheduled without error");
-  } catch (const InputError& e) {
-    INFO(e.what());
-    REQUIRE(e.diagnostics().size() == 1);
-    CHECK(where(e.diagnostics()[0].loc) == at);
-    CHECK_THAT(e.diagnostics()[0].message, Catch::Contains(message));
-    CHECK(e.diagnostics()[0].file == "<test>");
-  }
+  test::require_error([](const std::string& src) { schedule_pipeline(parse_valid(src)); }, halo, "<test>", at,
+                      message);
 }
 
 // The scheduled program completed by β0 and judged by the oracle.

@@ -39,16 +39,8 @@ void check_rejected(const std::string& halo, size_t k, const std::string& messag
   Program p = parse_valid(halo);
   REQUIRE(p.schedule);
   REQUIRE(k < p.schedule->size());
-  try {
-    schedule_pipeline(p);
-    FAIL("scheduled without error");
-  } catch (const InputError& e) {
-    INFO(e.what());
-    REQUIRE(e.diagnostics().size() == 1);
-    CHECK(e.diagnostics()[0].loc.line == (*p.schedule)[k].loc.line);
-    CHECK(e.diagnostics()[0].loc.col == (*p.schedule)[k].loc.col);
-    CHECK_THAT(e.diagnostics()[0].message, Catch::Contains(message));
-  }
+  test::require_error([](const std::string& src) { schedule_pipeline(parse_valid(src)); }, halo, "<test>",
+                      test::where((*p.schedule)[k].loc), message);
 }
 
 // Schedule, complete with β0, check both theorems on the program's realize input; returns
