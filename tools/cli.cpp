@@ -2,6 +2,7 @@
 // mapping of every failure to a message and an exit status. Nothing a user types may
 // crash the tool: input errors are located, limits are named, the rest is reported.
 #include "tools/cli.hpp"
+#include "tools/commands.hpp"
 
 #include "bounds/beta0.hpp"
 #include "bounds/engine.hpp"
@@ -33,7 +34,7 @@ namespace halo {
 
 namespace {
 
-constexpr int kExitOk = 0, kExitFinding = 1, kExitInput = 2, kExitLimit = 3, kExitInternal = 4;
+using namespace halo::cli;
 
 struct CommonOptions {
   std::string file;
@@ -423,6 +424,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   }
 
 
+  // Subcommands defined in files of their own (tools/commands.hpp).
+  std::vector<cli::Subcommand> extra;
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -447,6 +451,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*oracle) return cmd_oracle(oracle_opts, out);
     if (*run) return cmd_run(run_opts, fill, trace, out);
     if (*eval) return cmd_eval(eval_opts, derivation_point, derivation_lines, evaluator, out);
+    for (const auto& c : extra)
+      if (*c.app) return c.action(out, err);
   } catch (const InputError& e) {
     for (const auto& d : e.diagnostics()) err << d.format() << "\n";
     return kExitInput;

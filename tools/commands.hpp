@@ -1,0 +1,27 @@
+// The contract between the `halo` driver (tools/cli.cpp) and the subcommands that live in
+// files of their own (fuzz, comply, kernel, explain, ...): each such file adds its
+// subcommand to the CLI11 app and hands back what to run when the user selects it, so a
+// new command is one new file plus one line in run_cli.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <ostream>
+
+namespace halo::cli {
+
+// Exit status (LANGUAGE.md): 0 success, 1 a finding, 2 bad input, 3 a resource limit,
+// 4 an internal error of halo.
+constexpr int kExitOk = 0, kExitFinding = 1, kExitInput = 2, kExitLimit = 3, kExitInternal = 4;
+
+// Runs the selected command. Exceptions are mapped to messages and exit codes by run_cli
+// (InputError → 2, ResourceLimit → 3, anything else → 4), so actions may simply throw.
+using Action = std::function<int(std::ostream& out, std::ostream& err)>;
+
+struct Subcommand {
+  CLI::App* app;
+  Action action;
+};
+
+}  // namespace halo::cli
