@@ -241,6 +241,7 @@ struct Buffer {
   std::vector<int64_t> len, stride;             // meaningful when the buffer is not empty
   bool empty = false;                           // some length <= 0: no point is in bounds
   std::vector<Value> data;                      // row-major, first dimension fastest
+  uint64_t generation = 0;                      // which [ALLOC] of f made the current buffer
   FuncStats stats;
   std::unordered_map<std::vector<Value>, size_t, PointHash> box_index;  // box → stats.allocations
 };
@@ -341,6 +342,7 @@ class Machine {
   std::vector<Binding> env_;   // Σ, by variable slot
   std::vector<Buffer> store_;  // σ, by func slot
   uint64_t live_bytes_ = 0, charged_bytes_ = 0;
+  ParallelRaceCheck races_;    // not a rule of fig. 2.8: the race check of `parallel` loops
 };
 
 void Machine::compile() {
@@ -451,6 +453,9 @@ void Machine::finish_access(const CExpr* a, uint32_t base, Mode& mode) {
     const Frame& t = k_.back();
     if (!off) stuck(RunStatus::MemoryError, a->loc, access_error("write to", a, b, c, n));
     step("ASSN", [&] { return fmt::format("{} <- {}", print_expr(const_access(a, base)), show(vals_[t.base])); });
+    if (races_.active()) [[unlikely]]
+      races_.on_write({a->slot, b.generation, *off}, vals_[t.base], a->loc,
+                      [&] { return *a->name + show_point(c, n); });
     b.data[*off] = std::move(vals_[t.base]);
     ++b.stats.stores;
     vals_.resize(t.base);
@@ -460,6 +465,8 @@ void Machine::finish_access(const CExpr* a, uint32_t base, Mode& mode) {
     // [READ] fig. 2.8: InBounds(f[c̄], σ) ⟹ f[c̄] → σ(f[c̄]).
     if (!off) stuck(RunStatus::MemoryError, a->loc, access_error("read of", a, b, c, n));
     step("READ", [&] { return print_expr(const_access(a, base)); });
+    if (races_.active()) [[unlikely]]
+      races_.on_read({a->slot, b.generation, *off}, a->loc, [&] { return *a->name + show_point(c, n); });
     ++b.stats.loads;
     vals_.resize(base);
     vals_.push_back(b.data[*off]);
@@ -491,6 +498,7 @@ void Machine::allocate(const CStmt* s, uint32_t base) {
 
   Buffer& b = store_[s->slot];
   b.allocated = true;
+  ++b.generation;
   b.bounds.clear();
   b.len.assign(dims, 0);
   b.stride.assign(dims, 0);
@@ -572,6 +580,7 @@ RunResult Machine::run() {
     result.output.window = in_.window;
   }
   result.steps = budget_.steps();
+  result.race = races_.report();
   for (size_t i = 0; i < store_.size(); ++i) result.stats[code_.func_names[i]] = std::move(store_[i].stats);
   return result;
 }
@@ -585,6 +594,7 @@ RunResult Machine::execute() {
   const CExpr* e = nullptr;     // control, Mode::Expr
   const CStmt* loop = nullptr;  // control, Mode::Loop: for x in (loop_min, loop_len) do body
   Value loop_min, loop_len;
+  bool loop_continues = false;  // Mode::Loop: reached by NOP from a FOR-ITER (not a fresh loop)
   // Decomposition: the frame's hole now holds the subexpression `sub`, the new control.
   auto descend = [&](const Frame& f, const CExpr* sub) {
     k_.push_back(f);
@@ -704,6 +714,7 @@ RunResult Machine::execute() {
               vals_.pop_back();
               loop_min = std::move(vals_.back());
               vals_.pop_back();
+              loop_continues = false;
               mode = Mode::Loop;
             } else if (++g.idx < g.stmt->exprs.size() / 2) {  // allocate f(..., (c, c), E, ...)
               const CStmt* a = g.stmt;
@@ -802,6 +813,7 @@ RunResult Machine::execute() {
           loop_min = std::move(vals_[f.base]);
           vals_.resize(f.base);
           k_.pop_back();
+          loop_continues = true;
           mode = Mode::Loop;
         } else if (f.kind == FrameKind::Pipeline) {
           return end();
@@ -829,12 +841,15 @@ RunResult Machine::execute() {
           // [FOR-STOP] fig. 2.8: for x in (c_min, 0) do s → nop, Σ \ {x}.
           step("FOR-STOP", redex);
           env_[loop->slot].bound = false;
+          if (src.order == Traversal::Parallel) races_.stop(loop);
           mode = Mode::Nop;
           break;
         }
         // [FOR-ITER] fig. 2.8: c_len > 0 ⟹ for x in (c_min, c_len) do s →
         //   s; for x in (c_min + 1, c_len - 1) do s, Σ[x = c_min].
         step("FOR-ITER", redex);
+        if (src.order == Traversal::Parallel) [[unlikely]]
+          races_.iterate(loop, !loop_continues, loop_name(src), src.var, loop_min);
         k_.push_back({FrameKind::SeqLoop, 0, uint32_t(vals_.size()), loop, nullptr});
         vals_.push_back(add(loop_min, Value(int64_t{1})));
         vals_.push_back(sub(loop_len, Value(int64_t{1})));

@@ -12,10 +12,12 @@
 #pragma once
 
 #include "interp/input.hpp"
+#include "interp/race_check.hpp"
 #include "semantics/tgt.hpp"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +57,9 @@ struct RunResult {
   OutputBuffer output;
   std::map<std::string, FuncStats> stats;  // every func the program names
   uint64_t steps = 0;                      // rule applications, [REALIZE] and [END] included
+  // The first data race of a `parallel` loop, if any (interp/race_check.hpp). Not a stuck
+  // state: fig. 2.8 runs the loop serially and the run goes on; the oracle reports it.
+  std::optional<RaceReport> race;
 };
 
 // Receives every step when tracing: the rule's name exactly as in fig. 2.8 ("VAR",

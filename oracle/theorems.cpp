@@ -29,11 +29,9 @@ bool has_negative_rdom_extent(const Program& prog, const Input& in) {
   return false;
 }
 
-OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, const Input& in, const Limits& lim) {
-  OracleVerdict v;
-  v.reference = evaluate_fast(prog.pipeline, in, lim);
-  for (const auto& x : v.reference.values) v.reference_has_error |= x.is_error();
-  v.run = run_tgt(completed, in, lim);
+namespace {
+// Theorems 2.1 and 2.2 for a run already made (v.reference and v.run are set).
+void judge_run(const Program& prog, const Input& in, OracleVerdict& v) {
   const RunResult& r = v.run;
   // An rdom failure is the target-level form of ε_rdom (Def. 2.12). When P itself has a
   // negative rdom extent under z, Halide stops at its startup check; the stuck run is then
@@ -45,18 +43,18 @@ OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, c
   if (!v.memory_safe) {
     v.confluent = v.reference_has_error;
     v.detail = "Theorem 2.1 violated: " + r.message;
-    return v;
+    return;
   }
   if (v.reference_has_error) {
     v.detail = "the reference P(z) has an error value in R(z): Def. 2.3 holds whatever P'(z) does";
-    return v;
+    return;
   }
   if (v.assertion_failed) {
     v.detail = r.status == RunStatus::AssertionFailure
                    ? "P'(z) failed an assertion (allowed by Def. 2.3): " + r.message
                    : "P'(z) stopped on a negative rdom extent, which P has under z (the startup check, "
                      "allowed by Def. 2.3): " + r.message;
-    return v;
+    return;
   }
   if (r.status != RunStatus::Ok) {
     // An rdom failure or an error value in a control position, while the reference is
@@ -65,7 +63,7 @@ OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, c
     v.detail = fmt::format("Theorem 2.2 violated: P'(z) got stuck ({}) although P(z) has no error value in "
                            "R(z): {}",
                            run_status_name(r.status), r.message);
-    return v;
+    return;
   }
   for (size_t i = 0; i < v.reference.values.size(); ++i) {
     if (r.output.values[i] == v.reference.values[i]) continue;
@@ -74,9 +72,24 @@ OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, c
                            "defines {}",
                            point_text(window_point(v.reference.window, i)), r.output.values[i].to_string(),
                            v.reference.values[i].to_string());
-    return v;
+    return;
   }
   v.detail = fmt::format("P'(z) = P(z) on all {} points of R(z)", v.reference.values.size());
+}
+}  // namespace
+
+OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, const Input& in, const Limits& lim) {
+  OracleVerdict v;
+  v.reference = evaluate_fast(prog.pipeline, in, lim);
+  for (const auto& x : v.reference.values) v.reference_has_error |= x.is_error();
+  v.run = run_tgt(completed, in, lim);
+  judge_run(prog, in, v);
+  // A race is judged apart from the two theorems (fig. 2.8 runs parallel loops serially),
+  // and it is a finding even when the serial run is correct.
+  if (v.run.race) {
+    v.race_free = false;
+    v.detail = v.run.race->message + (v.holds_serially() ? "" : "; and " + v.detail);
+  }
   return v;
 }
 
@@ -85,6 +98,7 @@ nlohmann::json verdict_to_json(const OracleVerdict& v) {
           {"assertion_failed", v.assertion_failed},
           {"reference_has_error", v.reference_has_error},
           {"confluent", v.confluent},
+          {"race_free", v.race_free},
           {"verdict", v.holds() ? "holds" : "violated"},
           {"detail", v.detail},
           {"status", run_status_name(v.run.status)},

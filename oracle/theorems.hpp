@@ -25,7 +25,9 @@ struct OracleVerdict {
   bool assertion_failed = false;
   bool memory_safe = true;           // Theorem 2.1: P'(z) made no out-of-bounds access
   bool confluent = true;             // Def. 2.3 for this z
-  bool holds() const { return memory_safe && confluent; }
+  bool race_free = true;             // no parallel loop raced (SEMANTICS.md "Races")
+  bool holds_serially() const { return memory_safe && confluent; }
+  bool holds() const { return holds_serially() && race_free; }
   std::string detail;                // why it is violated (or how it holds)
   OutputBuffer reference;
   RunResult run;
@@ -37,7 +39,7 @@ OracleVerdict check_theorems(const Program& prog, const TgtProgram& completed, c
 // (Def. 2.9), so this is decided from the parameters alone, as Halide does at startup.
 bool has_negative_rdom_extent(const Program& prog, const Input& in);
 
-// {"memory_safe", "assertion_failed", "reference_has_error", "confluent", "verdict", "detail"}
+// {"memory_safe", "assertion_failed", "reference_has_error", "confluent", "race_free", "verdict", "detail"}
 // (LANGUAGE.md §2), plus "status" (how P'(z) ended) and "steps".
 nlohmann::json verdict_to_json(const OracleVerdict& v);
 

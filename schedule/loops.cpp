@@ -247,18 +247,8 @@ TgtProgram apply_split(const TgtProgram& t, const Directive& d, const Program& p
                          tail_name(d.tail), loop.func, f->stage_count()));
   }
   const Expr& e = d.exprs[0];
-  // A startup expression (validity.cpp checked it); positive when it is a constant.
-  std::optional<Value> c = const_value(simplify(e));
-  bool runtime_check = false;
-  if (c) {
-    std::array<Value, 2> args{*c, Value(0)};
-    Value gt = apply_op(Op::Gt, args);
-    if (!(gt.is_small() && gt.small() == 1))
-      reject(prog, d, fmt::format("'split': the factor {} is {}, not positive (SEMANTICS.md: the split factor must "
-                                  "be positive)", print_expr(e), c->is_small() ? std::to_string(c->small()) : print_expr(make_const(*c))));
-  } else {
-    runtime_check = true;
-  }
+  // A startup expression (validity.cpp checked it) that must be positive.
+  std::optional<Expr> runtime_check = startup_check(e, Op::Gt, prog, d, "the factor");
 
   SourceLoc at = d.loc;
   const std::string v = loop.var;
@@ -282,10 +272,8 @@ TgtProgram apply_split(const TgtProgram& t, const Directive& d, const Program& p
     return make_for(f.func, f.spec, f.stage, vo.text, make_const(Value(0), at), outer_len, Traversal::Serial, vi_loop,
                     at);
   });
-  if (runtime_check)
-    rewritten = make_seq({make_assert(op(Op::Gt, e, make_const(Value(0), at), at), at), rewritten}, at);
   TgtProgram out = t;
-  out.body = rewritten;
+  out.body = runtime_check ? with_startup_checks({*runtime_check}, rewritten, at) : rewritten;
   return out;
 }
 

@@ -1,9 +1,14 @@
 // The schedule driver: dispatch of each directive to its rewrite (schedule.hpp).
 #include "schedule/schedule.hpp"
 
+#include "bounds/simplify.hpp"
 #include "lower/lower.hpp"
+#include "semantics/printer.hpp"
 
 #include <fmt/format.h>
+
+#include <array>
+#include <stdexcept>
 
 namespace halo {
 
@@ -16,10 +21,34 @@ TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Progra
     case DirectiveKind::Specialize: return apply_specialize(t, d, prog);
     case DirectiveKind::ComputeAt: return apply_compute_at(t, d, prog);
     case DirectiveKind::StoreAt: return apply_store_at(t, d, prog);
-    case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds: break;
+    case DirectiveKind::Bound: return apply_bound(t, d, prog);
+    case DirectiveKind::BoundExtent: return apply_bound_extent(t, d, prog);
+    case DirectiveKind::AlignBounds: return apply_align_bounds(t, d, prog);
   }
-  throw InputError(Diagnostic{prog.file, d.loc, fmt::format("the bounds directive {} is not implemented yet",
-                                                            directive_name(d.kind))});
+  throw std::logic_error("apply_directive: unknown directive kind");
+}
+
+std::optional<Expr> startup_check(const Expr& e, Op cmp, const Program& prog, const Directive& d,
+                                  const std::string& what) {
+  SourceLoc at = d.loc;
+  Expr check = make_op(cmp, {e, make_const(Value(0), at)}, at);
+  std::optional<Value> c = const_value(simplify(e));
+  if (!c) return check;
+  std::array<Value, 2> args{*c, Value(0)};
+  Value holds = apply_op(cmp, args);
+  if (!(holds.is_small() && holds.small() == 1))
+    throw InputError(Diagnostic{prog.file, at,
+                                fmt::format("'{}': {} {} is {}, but it must be {} 0", directive_name(d.kind), what,
+                                            print_expr(e), c->to_string(), op_name(cmp))});
+  return std::nullopt;
+}
+
+Stmt with_startup_checks(const std::vector<Expr>& checks, Stmt body, SourceLoc at) {
+  if (checks.empty()) return body;
+  std::vector<Stmt> seq;
+  for (const Expr& c : checks) seq.push_back(make_assert(c, at));
+  seq.push_back(std::move(body));
+  return make_seq(std::move(seq), at);
 }
 
 TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps) {

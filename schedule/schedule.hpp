@@ -11,12 +11,13 @@
 #include "semantics/ast.hpp"
 #include "semantics/tgt.hpp"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace halo {
 
-// S(d, T) for one directive of `prog`'s schedule. Directives not implemented yet throw
-// InputError saying so.
+// S(d, T) for one directive of `prog`'s schedule.
 TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Program& prog);
 
 // S(s_n, ... S(s_1, L(P))): lowers `prog` and applies its schedule. When `steps` is given it
@@ -33,5 +34,18 @@ TgtProgram apply_traverse(const TgtProgram& t, const Directive& d, const Program
 TgtProgram apply_specialize(const TgtProgram& t, const Directive& d, const Program& prog);
 TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Program& prog);
 TgtProgram apply_store_at(const TgtProgram& t, const Directive& d, const Program& prog);
+// Bounds phase (§2.8.5; schedule/bounds_directives.cpp).
+TgtProgram apply_bound(const TgtProgram& t, const Directive& d, const Program& prog);
+TgtProgram apply_bound_extent(const TgtProgram& t, const Directive& d, const Program& prog);
+TgtProgram apply_align_bounds(const TgtProgram& t, const Directive& d, const Program& prog);
+
+// ---- shared by the rewrites ----------------------------------------------------------
+// The restriction `e cmp 0` on a startup expression `e` of directive d (`what` names it in
+// the message): decided now when e is a constant — InputError if it fails — otherwise
+// returned as the assertion to run first, as Halide checks such conditions at startup.
+std::optional<Expr> startup_check(const Expr& e, Op cmp, const Program& prog, const Directive& d,
+                                  const std::string& what);
+// `body` preceded by `assert c` for each check (none: body itself).
+Stmt with_startup_checks(const std::vector<Expr>& checks, Stmt body, SourceLoc at);
 
 }  // namespace halo

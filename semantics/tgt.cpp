@@ -325,10 +325,14 @@ std::map<HoleLabel, std::vector<std::string>> hole_scopes(const TgtProgram& p) {
   return w.scopes;
 }
 
+Stmt fill_holes(const Stmt& s, const HoleFilling& g, std::vector<HoleLabel>* unfilled) {
+  HoleFiller f(g, unfilled);
+  return f.mutate(s);
+}
+
 TgtProgram fill_holes(const TgtProgram& p, const HoleFilling& g, std::vector<HoleLabel>* unfilled) {
   TgtProgram out = p;
-  HoleFiller f(g, unfilled);
-  out.body = f.mutate(p.body);
+  out.body = fill_holes(p.body, g, unfilled);
   return out;
 }
 

@@ -183,5 +183,8 @@ std::map<HoleLabel, std::vector<std::string>> hole_scopes(const TgtProgram& p);
 using HoleFilling = std::map<HoleLabel, Expr>;
 // [Γ]T: fills every hole that Γ names; returns the holes left unfilled.
 TgtProgram fill_holes(const TgtProgram& p, const HoleFilling& g, std::vector<HoleLabel>* unfilled = nullptr);
+// The same on one statement. A hole inside a replacement is not replaced again, so a hole
+// may be rewritten into an expression over itself (align_bounds widens ?cpu this way).
+Stmt fill_holes(const Stmt& s, const HoleFilling& g, std::vector<HoleLabel>* unfilled = nullptr);
 
 }  // namespace halo

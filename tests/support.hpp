@@ -3,10 +3,13 @@
 #pragma once
 
 #include "bounds/beta0.hpp"
+#include "interp/input.hpp"
 #include "oracle/theorems.hpp"
+#include "schedule/schedule.hpp"
 #include "semantics/diagnostics.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
+#include "semantics/tgt_parser.hpp"
 #include "semantics/tgt_printer.hpp"
 #include "semantics/validity.hpp"
 
@@ -66,7 +69,45 @@ inline OracleVerdict require_beta0_theorems(const Program& p, const TgtProgram& 
   RC_LOG() << v.detail << "\n";
   RC_ASSERT(v.memory_safe);
   RC_ASSERT(v.confluent);
+  RC_ASSERT(v.race_free);  // valid schedules never race (SEMANTICS.md "Races")
   RC_CLASSIFY(!c.ok, "beta0 gave up");
+  return v;
+}
+
+// "LINE:COL" of the first occurrence of `needle` in `src` (the place an error must name).
+inline std::string position_of(const std::string& src, const std::string& needle) {
+  size_t pos = src.find(needle);
+  REQUIRE(pos != std::string::npos);
+  int line = 1, col = 1;
+  for (size_t i = 0; i < pos; ++i) {
+    if (src[i] == '\n') ++line, col = 1;
+    else ++col;
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+// S(S, L(P)) must be exactly the hand-written target program.
+inline void check_schedules_to(const std::string& halo, const std::string& tgt) {
+  TgtProgram got = schedule_pipeline(parse_valid(halo));
+  TgtProgram expected = parse_tgt(tgt, "<expected>");
+  INFO("scheduled:\n" << print_tgt(got) << "expected:\n" << print_tgt(expected));
+  CHECK(same_tgt(got, expected));
+}
+
+// Scheduling must throw one InputError at `at` whose message contains `message`.
+inline void check_schedule_rejected(const std::string& halo, const std::string& at, const std::string& message) {
+  require_error([](const std::string& src) { schedule_pipeline(parse_valid(src)); }, halo, "<test>", at, message);
+}
+
+// The scheduled program completed by β0 and judged by the oracle: it must hold.
+inline OracleVerdict scheduled_oracle(const Program& p, const Input& in) {
+  TgtProgram t = schedule_pipeline(p);
+  Beta0Completion c = complete_with_beta0(t);
+  INFO("scheduled:\n" << print_tgt(t) << "beta0: " << c.reason);
+  REQUIRE(c.ok);
+  OracleVerdict v = check_theorems(p, c.program, in, Limits{});
+  INFO("completed:\n" << print_tgt(c.program) << "verdict: " << v.detail << " / " << v.run.message);
+  CHECK(v.holds());
   return v;
 }
 

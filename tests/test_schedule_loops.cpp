@@ -27,31 +27,8 @@ namespace {
 const std::string kSource = HALO_SOURCE_DIR;
 
 
-// S(S, L(P)) must be exactly the hand-written target program.
-void check_schedules_to(const std::string& halo, const std::string& tgt) {
-  TgtProgram got = schedule_pipeline(parse_valid(halo));
-  TgtProgram expected = parse_tgt(tgt, "<expected>");
-  INFO("scheduled:\n" << print_tgt(got) << "expected:\n" << print_tgt(expected));
-  CHECK(same_tgt(got, expected));
-}
-
-// Scheduling must throw one InputError at `at` whose message contains `message`.
-void check_rejected(const std::string& halo, const std::string& at, const std::string& message) {
-  test::require_error([](const std::string& src) { schedule_pipeline(parse_valid(src)); }, halo, "<test>", at,
-                      message);
-}
-
-// The scheduled program completed by β0 and judged by the oracle.
-OracleVerdict oracle(const Program& p, const Input& in) {
-  TgtProgram t = schedule_pipeline(p);
-  Beta0Completion c = complete_with_beta0(t);
-  INFO("scheduled:\n" << print_tgt(t) << "beta0: " << c.reason);
-  REQUIRE(c.ok);
-  OracleVerdict v = check_theorems(p, c.program, in, Limits{});
-  INFO("completed:\n" << print_tgt(c.program) << "verdict: " << v.detail << " / " << v.run.message);
-  CHECK(v.holds());
-  return v;
-}
+using test::check_schedules_to;
+OracleVerdict oracle(const Program& p, const Input& in) { return test::scheduled_oracle(p, in); }
 OracleVerdict oracle(const std::string& halo) {
   Program p = parse_valid(halo);
   return oracle(p, resolve_input(p, {}));
@@ -288,20 +265,9 @@ TEST_CASE("swap and fuse: a pure loop with a reduction loop, and two reduction l
 
 // ---------------------------------------------------------------- restrictions
 namespace {
-// "LINE:COL" of the first occurrence of `needle` in `src` (the place the error must name).
-std::string at(const std::string& src, const std::string& needle) {
-  size_t pos = src.find(needle);
-  REQUIRE(pos != std::string::npos);
-  int line = 1, col = 1;
-  for (size_t i = 0; i < pos; ++i) {
-    if (src[i] == '\n') ++line, col = 1;
-    else ++col;
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
-}
 // Rejected at the start of `needle` (a directive, or the name the error is about).
 void rejected_at(const std::string& src, const std::string& needle, const std::string& message) {
-  check_rejected(src, at(src, needle), message);
+  test::check_schedule_rejected(src, test::position_of(src, needle), message);
 }
 }  // namespace
 
@@ -329,8 +295,8 @@ TEST_CASE("loops phase: every restriction rejects the directive, located and nam
                 "'xo' is not a fresh name, it is already the variable of loop <f, 0, 0, xo>");
   }
   SECTION("a constant split factor must be positive") {
-    rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 0, guard);"), "split", "the factor 0 is 0, not positive");
-    rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 1 - 3, guard);"), "split", "is -2, not positive");
+    rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 0, guard);"), "split", "the factor 0 is 0, but it must be > 0");
+    rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 1 - 3, guard);"), "split", "the factor 1 - 3 is -2, but it must be > 0");
   }
   SECTION("shift and round only on funcs that consist of a single pure stage") {
     rejected_at(blur("split(<g, 0, 0, x>, xo, xi, 2, shift);"), "split",

@@ -25,13 +25,7 @@ using halo::test::parse_valid;
 namespace {
 
 
-void check_schedules_to(const std::string& halo, const std::string& tgt) {
-  Program p = parse_valid(halo);
-  TgtProgram got = schedule_pipeline(p);
-  TgtProgram expected = parse_tgt(tgt, "<expected>");
-  INFO("scheduled:\n" << print_tgt(got) << "expected:\n" << print_tgt(expected));
-  CHECK(same_tgt(got, expected));
-}
+using test::check_schedules_to;
 
 // The schedule must be rejected by directive number `k` (1-based line of the schedule is
 // not known here, so we check the message and that it is located at that directive).

@@ -242,6 +242,7 @@ int cmd_run(const CommonOptions& o, const std::string& fill, bool trace, std::os
     nlohmann::json j = {{"status", run_status_name(r.status)}, {"steps", r.steps}, {"stats", stats_json(r)}};
     if (r.status == RunStatus::Ok) j["output"] = buffer_to_json(r.output);
     if (!r.message.empty()) j["detail"] = r.message;
+    if (r.race) j["race"] = r.race->message;
     out << j.dump() << "\n";
   } else {
     if (r.status == RunStatus::Ok) {
@@ -252,9 +253,10 @@ int cmd_run(const CommonOptions& o, const std::string& fill, bool trace, std::os
     } else {
       out << fmt::format("stuck: {}: {}\n", run_status_name(r.status), r.message);
     }
+    if (r.race) out << r.race->message << "\n";
     out << fmt::format("{} steps\n", r.steps);
   }
-  return r.status == RunStatus::Ok ? kExitOk : kExitFinding;
+  return r.status == RunStatus::Ok && !r.race ? kExitOk : kExitFinding;
 }
 
 int cmd_bounds(const CommonOptions& o, std::ostream& out) {
@@ -297,6 +299,7 @@ void print_verdict(const OracleVerdict& v, const std::string& who, std::ostream&
   out << fmt::format("{}:\n", who);
   out << fmt::format("  Theorem 2.1 (memory safety):        {}\n", v.memory_safe ? "holds" : "VIOLATED");
   out << fmt::format("  Theorem 2.2 (confluence, Def. 2.3): {}\n", v.confluent ? "holds" : "VIOLATED");
+  out << fmt::format("  parallel loops race-free:           {}\n", v.race_free ? "holds" : "VIOLATED");
   out << fmt::format("  completed program: {} after {} steps\n", run_status_name(v.run.status), v.run.steps);
   out << "  " << v.detail << "\n";
 }
@@ -305,7 +308,7 @@ void print_verdict(const OracleVerdict& v, const std::string& who, std::ostream&
 // completion breaks on this input (bounds/query_check.hpp).
 void explain_with_query(OracleVerdict& v, const TgtProgram& t, const HoleFilling& g, const Input& in,
                         const Limits& lim) {
-  if (v.holds()) return;
+  if (v.holds_serially()) return;
   try {
     if (auto q = check_run_against_query(t, g, in, lim))
       v.detail += fmt::format("; first violated conjunct of B(T): {} ({})", q->conjunct, q->origin);
