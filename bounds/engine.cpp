@@ -133,7 +133,9 @@ HoleFilling filling_from_json(const nlohmann::json& j, const TgtProgram& t, cons
 
 EngineResult run_engine(const std::string& command, const Query& q, const TgtProgram& t, double seconds) {
   EngineResult r;
-  ChildOutput c = run_child(command, query_to_json(q, t).dump() + "\n", seconds);
+  nlohmann::json doc = query_to_json(q, t);
+  doc["program"] = tgt_to_json(t);  // for engines that analyse the program itself (docs/bounds-engines.md)
+  ChildOutput c = run_child(command, doc.dump() + "\n", seconds);
   if (!c.error.empty()) return {EngineResult::Kind::Failed, {}, c.error};
   if (c.timed_out) return {EngineResult::Kind::Failed, {}, fmt::format("no answer within {} s", seconds)};
   if (WIFSIGNALED(c.status))

@@ -94,16 +94,21 @@ class Checker {
       case StmtKind::For: {
         const auto& n = as<ForStmt>(s);
         Value mn = eval(n.min), ln = eval(n.len);  // len >= 0 held: local(s)
-        auto lo = mn.as_int64(), len = ln.as_int64();
-        if (!lo || !len)
+        auto len = ln.as_int64();
+        // The minimum may lie beyond 64 bits (the machine runs such loops); the length is
+        // an iteration count, and one beyond 64 bits would never finish anyway.
+        if (mn.is_error() || !len)
           throw Found{{fmt::format("∀ {} ∈ [{}, {}] : ...", n.var, print_expr(n.min), print_expr(n.len)),
                        "the range of a loop", s->loc,
-                       fmt::format("the range evaluates to [{}, {}], not a range of 64-bit integers; {}",
+                       fmt::format("the range evaluates to [{}, {}], not an integer minimum and a 64-bit length; {}",
                                    mn.to_string(), ln.to_string(), env_text())}};
-        env_.emplace_back(n.var, Value(*lo));
+        env_.emplace_back(n.var, mn);
+        Value v = mn;
         for (int64_t i = 0; i < *len; ++i) {  // ∀ v ∈ [min, len]: the iterations
-          env_.back().second = Value(*lo + i);
+          env_.back().second = v;
           exec(n.body);
+          std::array<Value, 2> next{v, Value(int64_t{1})};
+          v = apply_op(Op::Add, next);
         }
         env_.pop_back();
         return;

@@ -15,6 +15,9 @@
 
 #include <rapidcheck.h>
 
+#include <set>
+#include <string>
+
 namespace halo::fuzz {
 
 struct ProgramGenConfig {
@@ -24,11 +27,31 @@ struct ProgramGenConfig {
   int max_updates = 2;
   int max_rdom_dims = 2;
   int max_rdom_extent = 4;   // extents are drawn from [-1, max] (negative ones are rare)
+  // Chance (percent) that a dimension of an update's left-hand side is not its pure
+  // variable (a scatter). β0 gives up on a stage that does not iterate a dimension of its
+  // func (docs/fuzzing.md), so campaigns use fewer.
+  int scatter_percent = 25;
   int max_expr_depth = 3;
   int max_window_extent = 4;
+  // Give every func its own variable names (x0, y0 for f0; reduction variables r<func><stage><k>)
+  // instead of x, y, z, w everywhere. compute_at may not put a loop of a producer inside a
+  // loop binding the same variable (docs/schedule-placement.md), so schedules that nest
+  // funcs need distinct names; shared names keep the other corner (shadowing) covered.
+  bool distinct_names = false;
+  // Chance (percent) that every func is made to contribute to the output. A func no one
+  // reads is legal, but β0 cannot bound a func nothing demands and gives up (`assert 0`),
+  // which checks little: campaigns keep most funcs live.
+  int live_percent = 0;
 };
 
 rc::Gen<Program> gen_program(ProgramGenConfig cfg = {});
+// Inside rc::gen::exec: an integer in [lo, hi] that shrinks towards the one nearest 0.
+int small_int(int lo, int hi);
+
+// The funcs that stage `stage` of f reads (its store: left-hand side, value, predicate).
+std::set<std::string> funcs_read_by_stage(const FuncDef& f, size_t stage);
+// Does some stage of g read func f?
+bool reads_func(const FuncDef& g, const std::string& f);
 rc::Gen<Expr> gen_closed_expr(int depth);  // constants and operators only
 
 }  // namespace halo::fuzz

@@ -1,6 +1,8 @@
 // The valid-schedule generator: see schedule_gen.hpp.
 #include "fuzz/schedule_gen.hpp"
 
+#include "fuzz/program_gen.hpp"
+
 #include "lower/lower.hpp"
 #include "schedule/schedule.hpp"
 
@@ -53,11 +55,19 @@ Directive propose(const Program& prog, const std::vector<LoopName>& loops, int p
           d.order = *rc::gen::element(Traversal::Serial, Traversal::Parallel, Traversal::Vectorized, Traversal::Unrolled);
       }
       break;
-    case 2:
+    case 2: {
       d.kind = DirectiveKind::ComputeAt;
       d.func = func();
       d.loop = l;
+      // Mostly a loop of a func that reads f, the placement a programmer would try: valid
+      // when that func is f's only reader (Lemma 2.5), a near miss otherwise.
+      std::vector<LoopName> of_readers;
+      for (const LoopName& c : loops)
+        if (const FuncDef* g = prog.pipeline.find(c.func.text); g && c.func.text != d.func.text && reads_func(*g, d.func.text))
+          of_readers.push_back(c);
+      if (!of_readers.empty() && *rc::gen::inRange(0, 3) != 0) d.loop = *rc::gen::elementOf(of_readers);
       break;
+    }
     default:
       d.kind = DirectiveKind::StoreAt;
       d.func = func();
@@ -80,10 +90,13 @@ rc::Gen<Program> gen_scheduled(const Program& prog, ScheduleGenConfig cfg) {
       auto loops = loops_of(t);
       if (loops.empty()) break;
       Directive d = propose(out, loops, phase, k, cfg);
+      // A unique location tells directives apart (the rules find "this directive" in the
+      // schedule by address or location), as in a parsed file.
+      d.loc = SourceLoc{uint32_t(k + 1), 1};
       try {
         Program trial = out;
         trial.schedule->push_back(d);
-        TgtProgram next = apply_directive(t, d, trial);
+        TgtProgram next = apply_directive(t, trial.schedule->back(), trial);
         out = std::move(trial);
         t = std::move(next);
         ++accepted;

@@ -14,6 +14,8 @@
 // still read the producer outside that loop.
 #include "schedule/schedule.hpp"
 
+#include "fuzz/mutation.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -519,7 +521,9 @@ TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Progr
   if (!label) throw std::logic_error("compute_at: no 'label " + f + "' in the program");
   TgtProgram out = t;
   out.body = insert_at_loop_start(body, d.loop, label);
-  if (auto why = first_dominance_violation(out, prog)) {
+  auto why = first_dominance_violation(out, prog);
+  if (why && test_mutation("compute-at-no-dominance")) why.reset();  // mutation hook (fuzz/mutation.hpp)
+  if (why) {
     if (consumer_reads_in_other_spec(out.body, f, d.loop))
       reject(prog, d, fmt::format("compute_at({}, {}): loop {} exists in only one specialization of '{}', whose "
                                   "other specializations also read '{}' (Lemma 2.5; Halide rejects this too, "

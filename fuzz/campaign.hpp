@@ -1,0 +1,105 @@
+// A fuzzing campaign: cases from seeds (case_gen.hpp), a check per case (targets.hpp),
+// shrinking of each finding to a minimal case that fails the same way, and findings written
+// as self-contained `.halo` files with a JSON record. `halo fuzz` and `halo comply` are thin
+// command-line wrappers around run_campaign (tools/campaign_cli.cpp).
+//
+// Determinism: case k of seed S is the same on every machine and in every shard; a
+// campaign split with --shard i/n runs the cases k ≡ i (mod n), so the n shards together run
+// exactly the unsharded campaign. Shrinking is deterministic too (it walks the case's
+// RapidCheck shrink tree in order), so the same finding minimizes to the same file, up to
+// the shrink budget when it is measured in seconds.
+#pragma once
+
+#include "fuzz/case_gen.hpp"
+#include "fuzz/coverage.hpp"
+#include "fuzz/targets.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace halo::fuzz {
+
+struct ShrinkBudget {
+  int max_tries = 1000;      // candidate cases checked
+  double max_seconds = 20;   // wall clock
+};
+
+struct Minimized {
+  Program program;
+  CaseResult result;
+  int steps = 0;  // smaller cases adopted
+  int tries = 0;  // candidates checked
+};
+
+// Greedy shrinking: walks the shrink tree of `start` (which fails as `failure`), adopting
+// the first smaller case that fails with the same kind, until none does or the budget is
+// spent; then reduces the program structurally (fuzz/reduce.hpp) the same way. `stop` ends
+// it early (the best case so far is kept).
+Minimized minimize(const rc::Shrinkable<Program>& start, const CaseResult& failure, const CaseCheck& check,
+                   const ShrinkBudget& budget, const std::function<bool()>& stop = {});
+
+struct CampaignOptions {
+  std::string target = "self";  // names the findings and the record
+  uint64_t seed = 1;
+  uint64_t cases = 0;           // case indices 0..cases-1 (0: no bound; then `seconds` must be set)
+  double seconds = 0;           // stop starting new cases after this long (0: no limit)
+  uint64_t shard = 0, shards = 1;
+  std::string out_dir;          // where findings go ("": not written)
+  uint64_t max_findings = 0;    // stop after this many distinct findings (0: no limit)
+  ShrinkBudget shrink;
+  std::string reproduce;        // how to replay a finding; "{file}" is replaced by its path
+  // When not empty: exactly these cases (for instance decoded libFuzzer inputs), case k
+  // being inputs[k], instead of the seed's; `cases` and `seconds` still bound the run.
+  std::vector<CaseSeed> inputs;
+  nlohmann::json record_extra = nlohmann::json::object();  // added to every finding's record
+};
+
+struct FindingReport {
+  uint64_t index = 0;   // the case
+  CaseSeed seed;
+  std::string kind, detail;
+  std::string original_detail;
+  Program minimized;
+  int shrink_steps = 0, shrink_tries = 0;
+  size_t original_chars = 0, minimized_chars = 0;
+  std::string halo_file, json_file;  // empty when not written
+  nlohmann::json record;             // the JSON record (also written next to the .halo file)
+};
+
+struct CampaignSummary {
+  std::string target;
+  uint64_t seed = 0, shard = 0, shards = 1;
+  uint64_t cases = 0;       // cases run by this shard
+  uint64_t passed = 0, limits = 0, duplicates = 0;
+  std::vector<FindingReport> findings;  // distinct findings (same kind and minimized case: one)
+  double seconds = 0;
+  bool interrupted = false;
+  Coverage coverage;
+  double cases_per_second() const { return seconds > 0 ? double(cases) / seconds : 0; }
+  // {"target", "seed", "shard", "cases", "passed", "findings", "limits", "duplicates",
+  //  "interrupted", "seconds", "cases_per_second", "coverage", "finding_records"}
+  nlohmann::json to_json() const;
+};
+
+// Called after each case and each finding, for progress display.
+using ProgressFn = std::function<void(const CampaignSummary&)>;
+
+// Runs the campaign. `stop` is polled between cases and between shrink candidates (an
+// interrupted campaign keeps what it found, each finding already on disk). Throws
+// InputError when the output directory cannot be created.
+CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check, const std::function<bool()>& stop = {},
+                             const ProgressFn& progress = {});
+
+// The self-contained `.halo` text of a finding: the program with its schedule and
+// realization, then comment lines saying what failed and how to replay it.
+std::string finding_text(const FindingReport& f, const CampaignOptions& opts);
+
+// Writes `contents` to `path` atomically: a temporary file in the same directory, renamed
+// over `path`, so a reader never sees half a file. Throws InputError on failure.
+void write_file_atomically(const std::string& path, const std::string& contents);
+
+}  // namespace halo::fuzz

@@ -1,0 +1,40 @@
+// What a campaign's generated cases reached: which directives (and their variants), which
+// features of the algorithm language, and which outcomes of the oracle. A campaign that
+// never generates a scatter or a compute_at tests nothing about them; the counts in
+// `halo fuzz --json` ("coverage") and the test that requires every directive and feature
+// to be reached keep the generators honest.
+#pragma once
+
+#include "interp/input.hpp"
+#include "semantics/ast.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace halo::fuzz {
+
+// The directive variants and language features a case can exhibit, as counted.
+const std::vector<std::string>& directive_coverage_names();
+const std::vector<std::string>& feature_coverage_names();
+
+// The names above that `prog` exhibits (features under its own realization: a negative
+// rdom extent, an empty window).
+std::vector<std::string> directives_in(const Program& prog);
+std::vector<std::string> features_in(const Program& prog);
+
+struct Coverage {
+  std::map<std::string, uint64_t> directives, features, outcomes;  // name → number of cases
+  void add_program(const Program& prog);
+  void add_outcomes(const std::vector<std::string>& tags);
+  // {"directives": {name: count, ...}, "features": {...}, "outcomes": {...},
+  //  "directives_reached": "k/n", "features_reached": "k/n", "not_reached": [...]}
+  nlohmann::json to_json() const;
+  // Names of directives and features no case reached.
+  std::vector<std::string> not_reached() const;
+};
+
+}  // namespace halo::fuzz

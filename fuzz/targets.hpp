@@ -1,0 +1,46 @@
+// What a campaign checks on each case: the targets of `halo fuzz` and `halo comply`.
+//
+//  * self (`halo fuzz --target self`): halo against itself. The case's program is printed
+//    and parsed back (the finding file must reproduce it), validated, lowered and
+//    scheduled, completed by β0, run on the small-step machine and judged against the
+//    big-step reference (Theorems 2.1 and 2.2, oracle/theorems.hpp); when β0's completion
+//    runs to the end, the run is also checked against the bounds query B(T)
+//    (bounds/query_check.hpp). The theorems are proved, so any failure is a bug in halo.
+//  * engine (`halo comply --engine CMD`): an external bounds engine against β0 (Def. 2.5)
+//    and against Theorems 2.1 and 2.2 (oracle/quality.hpp).
+//
+// A case that exceeds a resource limit is neither a pass nor a finding: it is counted
+// apart, so that no case can hang a campaign and no limit is mistaken for a bug.
+#pragma once
+
+#include "interp/input.hpp"
+#include "semantics/ast.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace halo::fuzz {
+
+struct CaseResult {
+  enum class Verdict { Pass, Limit, Finding } verdict = Verdict::Pass;
+  // Finding: what failed, one of "print-parse", "invalid-program", "schedule-rejected",
+  // "memory-safety" (Theorem 2.1), "confluence" (Theorem 2.2), "race", "query-check",
+  // "internal-error", "engine-failed", "quality" (Def. 2.5). Shrinking keeps a smaller case
+  // only when it fails with the same kind.
+  std::string kind;
+  std::string detail;
+  // Outcome coverage: how the case ended ("status:ok", "beta0:gave-up", ...).
+  std::vector<std::string> outcomes;
+  bool is_finding() const { return verdict == Verdict::Finding; }
+};
+
+using CaseCheck = std::function<CaseResult(const Program&)>;
+
+// Limits for one case of a campaign: small enough that no case takes long.
+Limits default_case_limits();
+
+CaseResult check_self(const Program& prog, const Limits& lim);
+CaseResult check_engine_case(const Program& prog, const Limits& lim, const std::string& engine, double engine_seconds);
+
+}  // namespace halo::fuzz

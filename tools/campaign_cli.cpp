@@ -1,0 +1,221 @@
+// Options, Ctrl-C, progress and summaries of `halo fuzz` and `halo comply`: see campaign_cli.hpp.
+#include "tools/campaign_cli.hpp"
+
+#include "fuzz/mutation.hpp"
+#include "interp/input.hpp"
+#include "schedule/schedule.hpp"
+#include "semantics/parser.hpp"
+#include "semantics/printer.hpp"
+#include "semantics/validity.hpp"
+#include "tools/commands.hpp"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iterator>
+#include <iostream>
+
+namespace halo::cli {
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void on_sigint(int) { g_interrupted = 1; }
+
+// SIGINT sets a flag for the duration of a campaign; a second Ctrl-C (SA_RESETHAND) kills
+// the process as usual, for a user who does not want to wait for the current case.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupted = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    installed_ = sigaction(SIGINT, &sa, &old_) == 0;
+  }
+  ~InterruptGuard() {
+    if (installed_) sigaction(SIGINT, &old_, nullptr);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+  bool interrupted() const { return g_interrupted != 0; }
+
+ private:
+  struct sigaction old_ {};
+  bool installed_ = false;
+};
+
+std::pair<uint64_t, uint64_t> parse_shard(const std::string& s) {
+  size_t slash = s.find('/');
+  try {
+    if (slash != std::string::npos) {
+      size_t used = 0;
+      uint64_t i = std::stoull(s.substr(0, slash), &used);
+      if (used == slash) {
+        std::string rest = s.substr(slash + 1);
+        uint64_t n = std::stoull(rest, &used);
+        if (used == rest.size() && n > 0 && i < n && s[0] != '-' && rest[0] != '-') return {i, n};
+      }
+    }
+  } catch (const std::exception&) {
+  }
+  throw InputError(Diagnostic{"--shard", {}, fmt::format("expects I/N with 0 <= I < N (this machine's share of N), "
+                                                         "got '{}'", s)});
+}
+
+std::string outcome_list(const std::map<std::string, uint64_t>& m) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : m) parts.push_back(fmt::format("{} {}", k, v));
+  return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, std::ostream& out) {
+  out << fmt::format("halo {} (target {}): {} cases, seed {}, shard {}/{}, {:.1f} s, {:.1f} cases/s{}\n", c.name,
+                     s.target, s.cases, s.seed, s.shard, s.shards, s.seconds, s.cases_per_second(),
+                     s.interrupted ? " (interrupted)" : "");
+  out << fmt::format("  {} finding(s); {} passed, {} stopped by a resource limit (not findings){}\n",
+                     s.findings.size(), s.passed, s.limits,
+                     s.duplicates ? fmt::format(", {} duplicate finding(s)", s.duplicates) : "");
+  nlohmann::json cov = s.coverage.to_json();
+  out << fmt::format("  coverage: directives {}, language features {}", cov["directives_reached"].get<std::string>(),
+                     cov["features_reached"].get<std::string>());
+  auto missing = s.coverage.not_reached();
+  out << (missing.empty() ? "\n" : fmt::format(" (not reached: {})\n", fmt::join(missing, ", ")));
+  out << "  outcomes: " << outcome_list(s.coverage.outcomes) << "\n";
+  for (size_t i = 0; i < s.findings.size(); ++i) {
+    const fuzz::FindingReport& f = s.findings[i];
+    out << fmt::format("\nfinding {}: case {} (size {}): {}\n  {}\n", i + 1, f.index, f.seed.size, f.kind, f.detail);
+    if (f.kind == "generator") continue;
+    out << fmt::format("  minimized in {} steps ({} candidates checked), {} → {} characters\n", f.shrink_steps,
+                       f.shrink_tries, f.original_chars, f.minimized_chars);
+    if (!f.halo_file.empty()) {
+      out << "  written to " << f.halo_file << " and " << f.json_file << "\n";
+      if (f.record.contains("reproduce")) out << "  reproduce: " << f.record["reproduce"].get<std::string>() << "\n";
+    } else {
+      out << "  the minimized case (write it with --out DIR):\n" << print_program(f.minimized);
+    }
+  }
+}
+
+// --replay: the same check on cases from files (a finding, a corpus, a hand-written case).
+int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& lim, std::ostream& out) {
+  nlohmann::json results = nlohmann::json::array();
+  int findings = 0;
+  for (const std::string& file : o.replay) {
+    Program p = parse_file(file);
+    check_program(p);
+    schedule_pipeline(p);  // a schedule that breaks a rule of §2.8 is bad input, as for `halo check`
+    resolve_input(p, {});  // a case needs its realization: a missing parameter is bad input
+    fuzz::CaseResult r = c.check(p, lim);
+    const char* verdict = r.is_finding() ? "finding" : r.verdict == fuzz::CaseResult::Verdict::Limit ? "limit" : "pass";
+    findings += r.is_finding();
+    if (o.json) {
+      results.push_back({{"file", file}, {"verdict", verdict}, {"kind", r.kind}, {"detail", r.detail},
+                         {"outcomes", r.outcomes}});
+    } else if (r.is_finding()) {
+      out << fmt::format("{}: finding: {}: {}\n", file, r.kind, r.detail);
+    } else if (r.verdict == fuzz::CaseResult::Verdict::Limit) {
+      out << fmt::format("{}: stopped by a resource limit (not a finding): {}\n", file, r.detail);
+    } else {
+      out << fmt::format("{}: pass ({})\n", file, fmt::join(r.outcomes, ", "));
+    }
+  }
+  if (o.json) out << nlohmann::json{{"replayed", results}, {"findings", findings}}.dump() << "\n";
+  return findings ? kExitFinding : kExitOk;
+}
+
+}  // namespace
+
+void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o) {
+  cmd->add_option("--cases", o.cases, "run this many cases (default 1000 unless --time is given)");
+  cmd->add_option("--time", o.seconds, "run cases for this many seconds (with --cases: whichever ends first)");
+  cmd->add_option("--seed", o.seed, "the campaign seed: the same seed gives the same cases")->capture_default_str();
+  cmd->add_option("--out", o.out_dir, "write each finding here: a minimized .halo case and a JSON record");
+  cmd->add_flag("--json", o.json, "print the summary as JSON on stdout");
+  cmd->add_option("--shard", o.shard, "run only cases k with k mod N = I (I/N), to split a campaign across machines")
+      ->capture_default_str();
+  cmd->add_option("--max-findings", o.max_findings, "stop after this many distinct findings (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--shrink-tries", o.shrink_tries, "check at most this many smaller candidates per finding")
+      ->capture_default_str();
+  cmd->add_option("--shrink-time", o.shrink_seconds, "shrink each finding for at most this many seconds")
+      ->capture_default_str();
+  cmd->add_option("--max-steps", o.max_steps, "per case: stop an evaluation after this many steps (not a finding)")
+      ->capture_default_str();
+  cmd->add_option("--case-timeout", o.case_timeout, "per case: stop an evaluation after this many seconds (not a finding)")
+      ->capture_default_str();
+  cmd->add_option("--replay", o.replay, "check these .halo files instead of generating cases (repeatable)");
+  cmd->add_option("--fuzzer-input", o.fuzzer_inputs,
+                  "run the cases these libFuzzer inputs decode to (fuzz/libfuzzer/), shrinking and writing findings "
+                  "as a campaign does (repeatable)");
+}
+
+int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, std::ostream& out, std::ostream& err) {
+  Limits lim = fuzz::default_case_limits();
+  lim.max_steps = o.max_steps;
+  lim.max_seconds = o.case_timeout;
+  if (!active_test_mutation().empty())
+    err << fmt::format("halo {}: note: the test mutation HALO_MUTATION={} is on: halo breaks one of its own rules "
+                       "on purpose (fuzz/mutation.hpp)\n",
+                       c.name, active_test_mutation());
+  if (!o.replay.empty()) return replay(o, c, lim, out);
+
+  auto [shard, shards] = parse_shard(o.shard);
+  fuzz::CampaignOptions opts;
+  opts.target = c.target;
+  opts.seed = o.seed;
+  opts.cases = o.cases;
+  opts.seconds = o.seconds;
+  if (opts.cases == 0 && opts.seconds <= 0) opts.cases = 1000;
+  opts.shard = shard;
+  opts.shards = shards;
+  opts.out_dir = o.out_dir;
+  opts.max_findings = o.max_findings;
+  opts.shrink = fuzz::ShrinkBudget{o.shrink_tries, o.shrink_seconds};
+  opts.reproduce = c.reproduce;
+  opts.record_extra = c.record_extra;
+  for (const std::string& file : o.fuzzer_inputs) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError(Diagnostic{file, {}, "cannot read the fuzzer input"});
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    opts.inputs.push_back(fuzz::decode_case_bytes(bytes.data(), bytes.size()));
+  }
+
+  // The progress line: only for a person watching (stderr is a terminal).
+  bool show_progress = &err == &std::cerr && isatty(STDERR_FILENO);
+  auto last = std::chrono::steady_clock::now();
+  auto progress = [&](const fuzz::CampaignSummary& s) {
+    if (!show_progress) return;
+    auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::milliseconds(200)) return;
+    last = now;
+    err << fmt::format("\rhalo {}: {} cases, {:.1f} cases/s, {} finding(s), {} limit(s), {:.0f} s\033[K", c.name,
+                       s.cases, s.cases_per_second(), s.findings.size(), s.limits, s.seconds)
+        << std::flush;
+  };
+  InterruptGuard guard;
+  fuzz::CampaignSummary s = fuzz::run_campaign(
+      opts, [&](const Program& p) { return c.check(p, lim); }, [&] { return guard.interrupted(); }, progress);
+  if (show_progress) err << "\r\033[K" << std::flush;
+  if (s.interrupted) err << fmt::format("halo {}: interrupted; {} finding(s) kept\n", c.name, s.findings.size());
+  nlohmann::json extra_json = nlohmann::json::object();
+  std::string extra_text;
+  if (c.finish) c.finish(s, extra_json, extra_text);
+  if (o.json) {
+    nlohmann::json j = s.to_json();
+    for (const auto& [k, v] : extra_json.items()) j[k] = v;
+    out << j.dump() << "\n";
+  } else {
+    print_summary(s, c, out);
+    out << extra_text;
+  }
+  return s.findings.empty() ? kExitOk : kExitFinding;
+}
+
+}  // namespace halo::cli

@@ -1,0 +1,55 @@
+// The command-line side of a fuzzing campaign, shared by `halo fuzz` (tools/cmd_fuzz.cpp)
+// and `halo comply` (tools/cmd_comply.cpp): the options both take (--cases, --time, --seed,
+// --out, --json, --shard, shrink budget, per-case limits, --replay), Ctrl-C handling, the
+// progress line on a terminal, and the summary in text or JSON (docs/fuzzing.md).
+#pragma once
+
+#include "fuzz/campaign.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace halo::cli {
+
+struct CampaignCliOptions {
+  uint64_t cases = 0;
+  double seconds = 0;
+  uint64_t seed = 1;
+  std::string out_dir;
+  bool json = false;
+  std::string shard = "0/1";
+  uint64_t max_findings = 0;
+  int shrink_tries = fuzz::ShrinkBudget{}.max_tries;
+  double shrink_seconds = fuzz::ShrinkBudget{}.max_seconds;
+  uint64_t max_steps = fuzz::default_case_limits().max_steps;
+  double case_timeout = fuzz::default_case_limits().max_seconds;
+  std::vector<std::string> replay;
+  std::vector<std::string> fuzzer_inputs;  // libFuzzer inputs to run as the campaign's cases
+};
+
+// Adds the campaign options to `cmd`; `o` must outlive the parse and the action.
+void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o);
+
+struct CampaignCommand {
+  std::string name;       // "fuzz" or "comply", for messages
+  std::string target;     // the findings' target name ("self", "engine")
+  std::string reproduce;  // how to replay a finding ("{file}" is its path)
+  nlohmann::json record_extra = nlohmann::json::object();
+  std::function<fuzz::CaseResult(const Program&, const Limits&)> check;
+  // Optional, run on the finished campaign before its summary is printed: a target may
+  // write more files per finding (Halide's C++ reproducers) and add keys to the JSON
+  // summary (`json`) and lines to the text summary (`text`).
+  std::function<void(fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text)> finish;
+};
+
+// Runs the campaign (or, with --replay, checks the given files), prints the summary on
+// `out` and progress on `err` (when it is a terminal), and returns the exit status: 0 no
+// finding, 1 findings. Ctrl-C stops the campaign after the current case, keeping findings.
+int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, std::ostream& out, std::ostream& err);
+
+}  // namespace halo::cli

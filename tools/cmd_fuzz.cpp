@@ -1,0 +1,41 @@
+// `halo fuzz`: property-based fuzzing campaigns of halo against its own semantics
+// (issue "fuzzing campaigns"; docs/fuzzing.md). Generated valid (algorithm, schedule,
+// input) triples are lowered, scheduled, completed by β0 and run on the small-step
+// machine, and judged against the big-step reference and the dynamic query check
+// (fuzz/targets.hpp); every finding is shrunk and written as a self-contained .halo file.
+#include "tools/campaign_cli.hpp"
+#include "tools/cmd_halide.hpp"
+#include "tools/commands.hpp"
+
+#include <memory>
+
+namespace halo::cli {
+
+Subcommand register_fuzz(CLI::App& app) {
+  struct Options {
+    std::string target = "self";
+    CampaignCliOptions campaign;
+    HalideFuzzFlags halide;  // --target halide (tools/cmd_halide.cpp)
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "fuzz", "run a fuzzing campaign: random valid programs, schedules and inputs, checked by the oracle");
+  cmd->add_option("--target", o->target,
+                  "what to fuzz: self (lowering, scheduling, β0 and the small-step machine against the big-step "
+                  "reference and the bounds query); halide (the Halide 14 compiler, docs/halide.md)")
+      ->check(CLI::IsMember({"self", "halide"}))
+      ->capture_default_str();
+  add_campaign_options(cmd, o->campaign);
+  add_halide_fuzz_flags(cmd, o->halide);
+  return {cmd, [o](std::ostream& out, std::ostream& err) {
+            CampaignCommand c;
+            c.name = "fuzz";
+            c.target = o->target;
+            c.reproduce = "halo fuzz --target self --replay {file}";
+            c.check = [](const Program& p, const Limits& lim) { return fuzz::check_self(p, lim); };
+            if (o->target == "halide") use_halide_target(o->halide, c);
+            return run_campaign_command(o->campaign, c, out, err);
+          }};
+}
+
+}  // namespace halo::cli
