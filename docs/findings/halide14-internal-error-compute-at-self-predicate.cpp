@@ -1,0 +1,114 @@
+// A Halide 14 reproducer written by halo (an executable formal semantics of Halide-style
+// languages, used as a test oracle) for halide14-internal-error-compute-at-self-predicate.halo.
+// halo's verdict: internal_error (internal_error:compile:Internal Error at /build/halide-ohp1nF/halide-N.N.N/src/CodeGen_LLVM.cpp:N triggered by user code at : Symbol not found: #.min.N)
+// Halide raised an InternalError during compile: Internal Error at /build/halide-ohp1nF/halide-14.0.0/src/CodeGen_LLVM.cpp:1302 triggered by user code at : Symbol not found: f.min.0
+// Halide target when found: x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-jit-sse41
+// The .halo program:
+//   pipeline g() {
+//     fun f(u, v) = {
+//       v;
+//       rdom(r = (0, 1)) in (u, r) <- f[u, r] + 1 if f[u, u]
+//     }
+//     fun g(x, y) = { f[x, y] }
+//   }
+//   
+//   schedule {
+//     compute_at(f, <g, 0, 0, x>);
+//     store_at(f, <g, 0, 0, x>);
+//   }
+//   
+//   realize () over (0, 2), (0, 2)
+//
+// Build and run:
+//   g++ -std=c++17 repro.cpp -I/usr/include/halide14 -lHalide14 -lpthread -ldl -o repro && ./repro
+// It prints every point of the output window where Halide's value differs from the value
+// of halo's reference semantics, and exits 0 when they all agree, 1 when some differ, 2
+// when Halide reports an error.
+#include "Halide.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace Halide;
+
+// Halide's runtime errors (a failed check) arrive here rather than as exceptions, since a
+// JITUserContext is passed to realize.
+static bool runtime_error_seen = false;
+static void on_runtime_error(JITUserContext *, const char *msg) {
+  printf("Halide runtime error: %s\n", msg);
+  runtime_error_seen = true;
+}
+
+int main() {
+  try {
+    // Parameters, with their values under the realization z.
+    // Variables: the funcs' pure variables and the loops the schedule introduces.
+    Var v_u("u");
+    Var v_v("v");
+    Var v_x("x");
+    Var v_y("y");
+    // Funcs, in definition order; every value is Int(32).
+    Func f_f("f");
+    Func f_g("g");
+
+    // The algorithm. RDom dimension i is the reduction variable r(i+1) (r1 innermost).
+    f_f(v_u, v_v) = v_v;
+    RDom r_f_1({{Expr(0), Expr(1)}}, "r");  // r
+    r_f_1.where((f_f(v_u, v_u) != 0));
+    f_f(v_u, r_f_1[0]) = (f_f(v_u, r_f_1[0]) + Expr(1));
+    f_g(v_x, v_y) = f_f(v_x, v_y);
+
+    // The schedule. First the formal default: every func computed and stored at the root
+    // (Halide's own default would inline it). Then each halo directive.
+    f_f.compute_root();
+    f_f.store_root();
+    // halo: compute_at(f, <g, 0, 0, x>)
+    f_f.compute_at(LoopLevel(f_g, v_x));
+    // halo: store_at(f, <g, 0, 0, x>)
+    f_f.store_at(LoopLevel(f_g, v_x));
+
+    // Realize on R(z). The bounds query may ask for a larger buffer (a rounded-up split of the
+    // output); only R(z) is compared.
+    Target target = get_jit_target_from_environment();
+    Pipeline pipeline(f_g);
+    JITUserContext ctx;
+    ctx.handlers.custom_error = on_runtime_error;
+    Buffer<int32_t> out(nullptr, std::vector<int>{2, 2});
+    out.set_min(std::vector<int>{0, 0});
+    pipeline.realize(&ctx, out, target);  // the bounds query
+    if (runtime_error_seen) return 2;
+    for (int d = 0; d < out.dimensions(); d++)
+      if (out.dim(d).extent() < 0) {
+        printf("the bounds query answers a negative extent (%d) for dimension %d of the output\n", out.dim(d).extent(), d);
+        return 2;
+      }
+    if (out.dim(0).min() > 0 || out.dim(0).max() < 1 || out.dim(1).min() > 0 || out.dim(1).max() < 1) {
+      printf("the bounds query asks for an output buffer that does not contain the window (a bound on the output): on a buffer over the window, Halide's check of the bound fails\n");
+      return 2;
+    }
+    out.allocate();
+    pipeline.realize(&ctx, out, target);
+    if (runtime_error_seen) return 2;
+
+    // halo's reference values on R(z) (fig. 2.6), first dimension fastest.
+    static const int64_t expected[] = {
+        0LL, 1LL, 1LL, 1LL,
+        0};
+    long mismatches = 0, i = 0;
+    for (int c1 = 0; c1 < 2; c1++)
+      for (int c0 = 0; c0 < 2; c0++)
+        {
+          int64_t got = out(c0, c1), want = expected[i++];
+          if (got != want && mismatches++ < 50)
+            printf("g(%d, %d) = %" PRId64 ", expected %" PRId64 "\n", c0, c1, got, want);
+        }
+    printf("%ld of %ld point(s) differ from halo's reference\n", mismatches, i);
+    return mismatches ? 1 : 0;
+  } catch (const Halide::Error &e) {
+    printf("Halide error: %s\n", e.what());
+    return 2;
+  }
+}

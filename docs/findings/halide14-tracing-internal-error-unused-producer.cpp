@@ -1,0 +1,160 @@
+// A Halide 14 reproducer written by halo (an executable formal semantics of Halide-style
+// languages, used as a test oracle) for halide14-tracing-internal-error-unused-producer.halo.
+// halo's verdict: internal_error (internal_error:memcheck_compile:Internal Error at /build/halide-ohp1nF/halide-N.N.N/src/CodeGen_LLVM.cpp:N triggered by user code at : Symbol not found: #$N.#.min_realized)
+// Halide raised an InternalError during memcheck_compile: Internal Error at /build/halide-ohp1nF/halide-14.0.0/src/CodeGen_LLVM.cpp:1302 triggered by user code at : Symbol not found: f0$1.x.min_realized
+// Halide target when found: x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-jit-sse41
+// The .halo program:
+//   pipeline f1() {
+//     fun f0(x) = { x }
+//     fun f1(x) = {
+//       0;
+//       rdom(r1 = (0, 2)) in (x) <- f1[x] + f0[r1] if r1 < 0
+//     }
+//   }
+//   
+//   realize () over (1, 3)
+//
+// Build and run:
+//   g++ -std=c++17 repro.cpp -I/usr/include/halide14 -lHalide14 -lpthread -ldl -o repro && ./repro
+// It prints every point of the output window where Halide's value differs from the value
+// of halo's reference semantics, and exits 0 when they all agree, 1 when some differ, 2
+// when Halide reports an error.
+#include "Halide.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace Halide;
+
+// Halide's runtime errors (a failed check) arrive here rather than as exceptions, since a
+// JITUserContext is passed to realize.
+static bool runtime_error_seen = false;
+static void on_runtime_error(JITUserContext *, const char *msg) {
+  printf("Halide runtime error: %s\n", msg);
+  runtime_error_seen = true;
+}
+
+// The memory check halo ran: every load and store of every Func, traced, must lie inside
+// the region of the innermost open realization of that Func (the output: its buffer).
+// Parallel loops run serially so that realizations nest.
+struct TracedRegion { std::vector<int> min, max; };
+struct MemcheckContext : JITUserContext {
+  std::string output;
+  TracedRegion output_region;
+  std::map<std::string, std::vector<TracedRegion>> open;
+  long violations = 0;
+};
+static int32_t memcheck_trace(JITUserContext *u, const halide_trace_event_t *e) {
+  auto *c = static_cast<MemcheckContext *>(u);
+  if (e->event == halide_trace_begin_realization) {
+    TracedRegion r;
+    for (int d = 0; d + 1 < e->dimensions; d += 2) {
+      r.min.push_back(e->coordinates[d]);
+      r.max.push_back(e->coordinates[d] + e->coordinates[d + 1] - 1);
+    }
+    c->open[e->func].push_back(r);
+  } else if (e->event == halide_trace_end_realization) {
+    if (!c->open[e->func].empty()) c->open[e->func].pop_back();
+  } else if (e->event == halide_trace_load || e->event == halide_trace_store) {
+    const TracedRegion *r = nullptr;
+    if (c->output == e->func) r = &c->output_region;
+    else if (!c->open[e->func].empty()) r = &c->open[e->func].back();
+    // Halide 14 pads each coordinate vector to a power of two lanes in memory.
+    int lanes = e->type.lanes > 0 ? e->type.lanes : 1, dims = e->dimensions / lanes, stride = 1;
+    while (stride < lanes) stride *= 2;
+    for (int lane = 0; lane < lanes; lane++) {
+      bool inside = r != nullptr;
+      for (int d = 0; inside && d < dims; d++) {
+        int v = e->coordinates[d * stride + lane];
+        inside = v >= r->min[d] && v <= r->max[d];
+      }
+      if (!inside && c->violations++ < 20) {
+        printf("%s of %s at (", e->event == halide_trace_store ? "store" : "load", e->func);
+        for (int d = 0; d < dims; d++) printf("%s%d", d ? ", " : "", e->coordinates[d * stride + lane]);
+        printf(") is outside its realized region\n");
+      }
+    }
+  }
+  return 1;
+}
+static int memcheck_serial_par_for(JITUserContext *u, int (*f)(JITUserContext *, int, uint8_t *), int min,
+                                   int extent, uint8_t *closure) {
+  for (int i = min; i < min + extent; i++)
+    if (int r = f(u, i, closure)) return r;
+  return 0;
+}
+
+int main() {
+  try {
+    // Parameters, with their values under the realization z.
+    // Variables: the funcs' pure variables and the loops the schedule introduces.
+    Var v_x("x");
+    // Funcs, in definition order; every value is Int(32).
+    Func f_f0("f0");
+    Func f_f1("f1");
+
+    // The algorithm. RDom dimension i is the reduction variable r(i+1) (r1 innermost).
+    f_f0(v_x) = v_x;
+    f_f1(v_x) = Expr(0);
+    RDom r_f1_1({{Expr(0), Expr(2)}}, "r1");  // r1
+    r_f1_1.where((r_f1_1[0] < Expr(0)));
+    f_f1(v_x) = (f_f1(v_x) + f_f0(r_f1_1[0]));
+
+    // The schedule. First the formal default: every func computed and stored at the root
+    // (Halide's own default would inline it). Then each halo directive.
+    f_f0.compute_root();
+    f_f0.store_root();
+
+    // Realize on R(z). The bounds query may ask for a larger buffer (a rounded-up split of the
+    // output); only R(z) is compared.
+    Target target = get_jit_target_from_environment();
+    Pipeline pipeline(f_f1);
+    for (Func f : {f_f0, f_f1}) f.trace_loads().trace_stores().trace_realizations();
+    MemcheckContext ctx;
+    ctx.handlers.custom_trace = memcheck_trace;
+    ctx.handlers.custom_do_par_for = memcheck_serial_par_for;
+    ctx.output = f_f1.name();
+    ctx.handlers.custom_error = on_runtime_error;
+    Buffer<int32_t> out(nullptr, std::vector<int>{3});
+    out.set_min(std::vector<int>{1});
+    pipeline.realize(&ctx, out, target);  // the bounds query
+    if (runtime_error_seen) return 2;
+    for (int d = 0; d < out.dimensions(); d++)
+      if (out.dim(d).extent() < 0) {
+        printf("the bounds query answers a negative extent (%d) for dimension %d of the output\n", out.dim(d).extent(), d);
+        return 2;
+      }
+    if (out.dim(0).min() > 1 || out.dim(0).max() < 3) {
+      printf("the bounds query asks for an output buffer that does not contain the window (a bound on the output): on a buffer over the window, Halide's check of the bound fails\n");
+      return 2;
+    }
+    out.allocate();
+    for (int d = 0; d < out.dimensions(); d++) {
+      ctx.output_region.min.push_back(out.dim(d).min());
+      ctx.output_region.max.push_back(out.dim(d).max());
+    }
+    pipeline.realize(&ctx, out, target);
+    if (runtime_error_seen) return 2;
+    if (ctx.violations) printf("%ld load(s)/store(s) outside their realized region\n", ctx.violations);
+
+    // halo's reference values on R(z) (fig. 2.6), first dimension fastest.
+    static const int64_t expected[] = {
+        0LL, 0LL, 0LL,
+        0};
+    long mismatches = 0, i = 0;
+    for (int c0 = 1; c0 < 4; c0++)
+      {
+        int64_t got = out(c0), want = expected[i++];
+        if (got != want && mismatches++ < 50)
+          printf("f1(%d) = %" PRId64 ", expected %" PRId64 "\n", c0, got, want);
+      }
+    printf("%ld of %ld point(s) differ from halo's reference\n", mismatches, i);
+    return mismatches || ctx.violations ? 1 : 0;
+  } catch (const Halide::Error &e) {
+    printf("Halide error: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,111 @@
+// The Halide target of `halo fuzz` (fuzz_target.hpp).
+#include "oracle/targets/halide/fuzz_target.hpp"
+
+#include "interp/input.hpp"
+#include "semantics/diagnostics.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+
+namespace halo::halide {
+
+std::string shrink_kind(const HalideVerdict& v) {
+  std::string base = fmt::format("halide-{}:{}", outcome_name(v.outcome), v.phase);
+  switch (v.outcome) {
+    case HalideOutcome::WrongOutput:
+    case HalideOutcome::MemoryViolation:
+    case HalideOutcome::Hang:
+    case HalideOutcome::OutOfMemory:
+      return base;
+    default: {
+      // The signature's message part: everything after "OUTCOME:PHASE:".
+      size_t colon = v.signature.find(':', v.signature.find(':') + 1);
+      return colon == std::string::npos ? base : base + v.signature.substr(colon);
+    }
+  }
+}
+
+fuzz::CaseResult check_halide_case(const Program& prog, const Limits& lim, const HalideOptions& opt) {
+  fuzz::CaseResult r;
+  HalideOptions o = opt;
+  o.reference_limits = lim;
+  HalideVerdict v;
+  try {
+    Input in = resolve_input(prog, {});
+    v = run_halide_case(prog, in, o);
+  } catch (const ResourceLimit& e) {
+    r.verdict = fuzz::CaseResult::Verdict::Limit;
+    r.detail = e.what();
+    r.outcomes.push_back("halide:limit");
+    return r;
+  }
+  r.outcomes.push_back(std::string("halide:") + outcome_name(v.outcome));
+  if (!v.finding()) return r;
+  r.verdict = fuzz::CaseResult::Verdict::Finding;
+  r.kind = shrink_kind(v);
+  r.detail = fmt::format("{} (signature {})", v.detail, v.signature);
+  return r;
+}
+
+nlohmann::json finish_halide_campaign(fuzz::CampaignSummary& s, const HalideOptions& opt, bool triage,
+                                      std::string& text) {
+  namespace fs = std::filesystem;
+  struct Group {
+    std::vector<size_t> findings;
+  };
+  std::map<std::string, Group> groups;
+  for (size_t i = 0; i < s.findings.size(); ++i) {
+    fuzz::FindingReport& f = s.findings[i];
+    if (f.kind == "generator") {
+      groups["generator"].findings.push_back(i);
+      continue;
+    }
+    HalideVerdict v;
+    std::string signature = "unreproduced:" + f.kind;
+    bool reproduced = false;
+    try {
+      Input in = resolve_input(f.minimized, {});
+      v = run_halide_case(f.minimized, in, opt);
+      reproduced = v.finding() && shrink_kind(v) == f.kind;
+      signature = v.signature;
+      if (!f.halo_file.empty() && v.finding()) {
+        std::string cpp = fs::path(f.halo_file).replace_extension(".cpp").string();
+        fuzz::write_file_atomically(cpp, halide_reproducer(f.minimized, in, v, opt));
+        f.record["cpp"] = fs::path(cpp).filename().string();
+      }
+    } catch (const std::exception& e) {
+      f.record["rerun_error"] = e.what();
+    }
+    f.record["signature"] = signature;
+    f.record["reproduced"] = reproduced;
+    f.record["outcome"] = outcome_name(v.outcome);
+    if (!f.json_file.empty()) fuzz::write_file_atomically(f.json_file, f.record.dump(2) + "\n");
+    groups[signature].findings.push_back(i);
+  }
+  nlohmann::json out = nlohmann::json::array();
+  text.clear();
+  if (triage && !s.findings.empty())
+    text += fmt::format("\ntriage: {} failure signature(s) among {} finding(s)\n", groups.size(), s.findings.size());
+  for (const auto& [sig, g] : groups) {
+    // The representative: the smallest minimized case.
+    size_t best = g.findings.front();
+    for (size_t i : g.findings)
+      if (s.findings[i].minimized_chars < s.findings[best].minimized_chars) best = i;
+    const fuzz::FindingReport& rep = s.findings[best];
+    std::vector<uint64_t> cases;
+    for (size_t i : g.findings) cases.push_back(s.findings[i].index);
+    out.push_back({{"signature", sig},
+                   {"count", g.findings.size()},
+                   {"cases", cases},
+                   {"representative", rep.halo_file.empty() ? nlohmann::json(rep.index) : nlohmann::json(rep.halo_file)}});
+    if (!triage) continue;
+    std::string where = rep.halo_file.empty() ? fmt::format("case {}", rep.index) : rep.halo_file;
+    text += fmt::format("  [{}] {}\n      representative: {}{}\n", g.findings.size(), sig, where,
+                        g.findings.size() > 1 ? fmt::format(" (cases {})", fmt::join(cases, ", ")) : "");
+  }
+  return out;
+}
+
+}  // namespace halo::halide

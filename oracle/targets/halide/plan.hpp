@@ -1,0 +1,145 @@
+// The Halide translation of a .halo program, as a small intermediate description with two
+// back ends: jit.cpp builds it with Halide's C++ API and JIT-compiles it in-process (what
+// differential testing runs), emit_cpp.cpp prints it as a standalone Halide C++ program
+// (the reproducer of a finding). Translating once, into this description, is what makes
+// the reproducer run exactly the pipeline the oracle judged.
+//
+// The mapping (docs/halide.md has the full table):
+//  * every func is a Func over Int(32) with the func's pure variables as Vars; every update
+//    stage is an update definition, its rdom an RDom (r1 = the RDom's first dimension,
+//    Halide's innermost, as in fig. 2.9), its predicate RDom::where (or, for a stage
+//    without reduction variables, select(p, value, f(lhs)): UPDATE-EVAL's strict select);
+//  * values are ℤ in halo and Int(32) in Halide: comparisons and logical operators give
+//    Bool in Halide, so the translation inserts the conversions (x != 0, cast<int32_t>)
+//    that make every expression compute the same integer as fig. 2.6 whenever every value
+//    fits in 32 bits (int32_model.hpp decides that);
+//  * the formal default schedule is every func computed and stored at the root (fig. 2.9),
+//    Halide's is inlining: the description states compute_root().store_root() for every
+//    func before the schedule's directives, each of which maps to one Halide call.
+#pragma once
+
+#include "interp/input.hpp"
+#include "semantics/ast.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace halo::halide {
+
+// A typed expression of the translation: Bool only for comparisons and logical operators,
+// Int(32) otherwise. ToInt / ToBool are the explicit conversions between the two.
+struct HlExpr {
+  enum class Kind : uint8_t { Const, Param, Var, RVar, Call, Unary, Binary, Select, ToInt, ToBool };
+  Kind kind = Kind::Const;
+  bool is_bool = false;
+  Op op = Op::Add;        // Unary (Neg, Not) and Binary
+  int32_t value = 0;      // Const
+  std::string name;       // Param, Var, Call: the halo name; RVar: the halo reduction variable
+  int rdom_dim = -1;      // RVar: its dimension in the stage's RDom
+  std::string rdom;       // RVar: the C++ name of the stage's RDom (cpp_rdom)
+  std::vector<HlExpr> args;
+};
+
+struct HlRDom {
+  std::string cpp_name;                             // cpp_rdom(func, stage)
+  std::string halide_name;                          // the RDom's name; its RVars are NAME$x, NAME$y, ...
+  std::vector<std::string> vars;                    // halo names, r1 first
+  std::vector<std::pair<HlExpr, HlExpr>> ranges;    // (min, extent), as halo's (min, len)
+};
+
+struct HlStage {
+  std::vector<HlExpr> lhs;        // pure stage: the func's Vars
+  HlExpr value;
+  std::optional<HlRDom> rdom;     // update stages with reduction variables
+  std::optional<HlExpr> where;    // the predicate, as RDom::where (Bool)
+};
+
+struct HlFunc {
+  std::string name;
+  std::vector<std::string> vars;
+  std::vector<HlStage> stages;    // [0] is the pure definition
+  bool is_output = false;
+};
+
+// A loop of a stage: a pure Var, an RDom dimension (rdom_dim >= 0), or a Var/RVar a split
+// or fuse introduced.
+struct HlLoop {
+  std::string name;   // the halo loop variable
+  bool rvar = false;
+  int rdom_dim = -1;
+  std::string rdom;   // rdom_dim >= 0: the C++ name of the RDom
+};
+
+// Which Halide Stage a call applies to: stage 0 is the Func itself, stage i the update
+// f.update(i - 1); spec k >= 1 is the Stage that f.specialize(c_k) (or
+// f.update(i - 1).specialize(c_k)) returned, spec 0 the default.
+struct HlStageRef {
+  std::string func;
+  int64_t spec = 0;
+  int64_t stage = 0;
+};
+
+// One Halide scheduling call.
+struct HlCall {
+  enum class Kind : uint8_t {
+    ComputeRoot, StoreRoot,                   // the formal default, stated explicitly
+    Specialize,                               // exprs[0] (Bool); creates the Stage `result`
+    Split,                                    // loops = {old, outer, inner}, exprs[0] = factor, tail
+    Fuse,                                     // loops = {inner, outer, fused}
+    Reorder,                                  // loops = {new inner, new outer}
+    Parallel, Vectorize, Unroll, Serial,      // loops = {v}
+    ComputeAt, StoreAt,                       // func, at = consumer stage, loops = {v}
+    Bound, BoundExtent, AlignBounds,          // func, loops = {pure var}, exprs as in halo
+  };
+  Kind kind = Kind::ComputeRoot;
+  HlStageRef stage;                // loop calls and Specialize (the stage specialized)
+  HlStageRef result;               // Specialize: the Stage it creates
+  std::string func;                // ComputeRoot .. AlignBounds: the Func
+  HlStageRef at;                   // ComputeAt / StoreAt: the consumer and its stage
+  std::vector<HlLoop> loops;
+  std::vector<HlExpr> exprs;
+  TailStrategy tail = TailStrategy::Guard;
+  std::string origin;              // the halo directive, printed; empty for the defaults
+};
+
+const char* call_kind_name(HlCall::Kind k);
+
+struct HalidePlan {
+  std::string file;
+  std::string output;                                 // the output func
+  std::vector<std::pair<std::string, int32_t>> params;  // name, value under z
+  std::vector<HlFunc> funcs;                          // definition order
+  std::vector<HlCall> schedule;                       // defaults first, then one or more calls per directive
+  std::vector<std::pair<int32_t, int32_t>> window;    // R(z): (min, len) per output dimension
+  std::vector<std::string> notes;                     // readings the translation took for this program
+  const HlFunc* find(const std::string& f) const;
+};
+
+// Why a program cannot be translated under z, never a bug of either side: a constant,
+// parameter, rdom bound or window bound outside Int(32) (out of the model,
+// int32_model.hpp), or a schedule Halide cannot express (`not_expressible`).
+struct TranslationError {
+  std::string message;
+  bool not_expressible = false;
+};
+
+// Translates a valid program (semantics/validity.hpp and the schedule's own checks have
+// passed) under input z. Returns the plan, or the reason it is out of the Int(32) model.
+std::variant<HalidePlan, TranslationError> translate_to_halide(const Program& prog, const Input& in);
+
+// C++ identifiers of the reproducer (and of messages): prefixed so that no halo name can
+// clash with a C++ keyword or a Halide function (min, select, ...).
+std::string cpp_func(const std::string& f);
+std::string cpp_param(const std::string& p);
+std::string cpp_loop(const HlLoop& l);  // a Var, an RDom dimension r_f_1[0], or a derived RVar
+std::string cpp_rdom(const std::string& f, int64_t stage);
+std::string cpp_stage(const HlStageRef& s);  // f_g, f_g.update(0), or the specialization's Stage
+
+// The printed form of an expression in C++ Halide syntax (what emit_cpp writes; also used
+// in notes and messages).
+std::string hl_expr_cpp(const HlExpr& e);
+
+}  // namespace halo::halide

@@ -1,0 +1,465 @@
+// The Halide target (oracle/targets/halide, docs/halide.md): the translation of every
+// directive, the Int(32) model, the isolated child and its classification of every way
+// Halide can fail, the memory check of intermediates, failure signatures, the CLI, and every
+// bundled example run through the real Halide 14 compiler.
+#include "fuzz/campaign.hpp"
+#include "oracle/targets/halide/emit_cpp.hpp"
+#include "oracle/targets/halide/fuzz_target.hpp"
+#include "oracle/targets/halide/halide_oracle.hpp"
+#include "oracle/targets/halide/int32_model.hpp"
+#include "oracle/targets/halide/isolate.hpp"
+#include "oracle/targets/halide/plan.hpp"
+#include "interp/fast_eval.hpp"
+#include "schedule/schedule.hpp"
+#include "support.hpp"
+#include "tools/cli.hpp"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace halo {
+namespace {
+
+using halide::HalideOutcome;
+
+}  // namespace
+
+// Every directive of fig. 2.11 at once, valid in halo, and fine for Halide (also compiled
+// as a reproducer by test_halide_repro.cpp).
+extern const char* const kHalideAllDirectives;
+const char* const kHalideAllDirectives = R"(pipeline out(n) {
+  fun f(x, y) = { x * 3 + y }
+  fun g(x, y) = {
+    f[x, y] + n;
+    rdom(r = (0, 3)) in (x, y) <- g[x, y] + f[x + r, y]
+  }
+  fun k(u) = { u * 2 }
+  fun out(x, y) = { g[x, y] + g[x + 1, y] + k[x] }
+}
+
+schedule {
+  specialize(g, n > 3);
+  split(<out, 0, 0, x>, xo, xi, 4, round);
+  split(<out, 0, 0, y>, yo, yi, 2, shift);
+  swap(<out, 0, 0, yi>);
+  traverse(<out, 0, 0, yi>, parallel);
+  fuse(<out, 0, 0, xo>, t);
+  traverse(<out, 0, 0, xi>, vectorized);
+  traverse(<g, 1, 1, r>, unrolled);
+  split(<g, 0, 1, x>, gxo, gxi, 2, guard);
+  traverse(<out, 0, 0, yo>, serial);
+  compute_at(k, <out, 0, 0, yo>);
+  store_at(k, <out, 0, 0, yo>);
+  bound(f, x, 0, 20);
+  align_bounds(f, y, 2, 0);
+  bound_extent(k, u, 16);
+}
+
+realize (n = 5) over (0, 10), (0, 5)
+)";
+
+namespace {
+const char* const kAllDirectives = kHalideAllDirectives;
+
+// g is bounded to (0, 4) but f needs it on (0, 7): Halide's runtime check fails, and so
+// does halo's own completed program (bound's assertion).
+const char* const kBoundTooSmall = R"(pipeline f() {
+  fun g(x) = { x * x + 1 }
+  fun f(x) = { g[x] + g[x + 1] }
+}
+schedule {
+  bound(g, x, 0, 4);
+}
+realize () over (0, 6)
+)";
+
+halide::HalideOptions fast_options() {
+  halide::HalideOptions o;
+  o.timeout_seconds = 60;
+  return o;
+}
+
+halide::HalideVerdict run_case(const Program& p, const halide::HalideOptions& o = fast_options()) {
+  Input in = resolve_input(p, {});
+  halide::HalideVerdict v = halide::run_halide_case(p, in, o);
+  INFO(halide::describe_halide_verdict(v));
+  return v;
+}
+
+halide::HalidePlan plan_of(const Program& p) {
+  auto r = halide::translate_to_halide(p, resolve_input(p, {}));
+  REQUIRE(std::holds_alternative<halide::HalidePlan>(r));
+  return std::get<halide::HalidePlan>(r);
+}
+
+std::string emitted(const Program& p) {
+  Input in = resolve_input(p, {});
+  return halide::emit_reproducer_cpp(plan_of(p), evaluate_fast(p.pipeline, in, {}), {});
+}
+
+TEST_CASE("Halide translation: every directive maps to its Halide call, after the explicit default", "[halide]") {
+  Program p = test::parse_valid(kAllDirectives);
+  schedule_pipeline(p);  // halo accepts the schedule
+  std::string cpp = emitted(p);
+  INFO(cpp);
+  // The formal default, stated for every func but the output (always root in Halide).
+  for (const char* f : {"f_f", "f_g", "f_k"}) {
+    CHECK_THAT(cpp, Catch::Contains(std::string(f) + ".compute_root();"));
+    CHECK_THAT(cpp, Catch::Contains(std::string(f) + ".store_root();"));
+  }
+  CHECK_THAT(cpp, !Catch::Contains("f_out.compute_root()"));
+  // specialize: every stage of g, with the same condition (Halide specializes per stage).
+  CHECK_THAT(cpp, Catch::Contains("Stage s_g_1_0 = f_g.specialize((p_n > Expr(3)));"));
+  CHECK_THAT(cpp, Catch::Contains("Stage s_g_1_1 = f_g.update(0).specialize((p_n > Expr(3)));"));
+  // split with each tail strategy.
+  CHECK_THAT(cpp, Catch::Contains("f_out.split(v_x, v_xo, v_xi, Expr(4), TailStrategy::RoundUp);"));
+  CHECK_THAT(cpp, Catch::Contains("f_out.split(v_y, v_yo, v_yi, Expr(2), TailStrategy::ShiftInwards);"));
+  CHECK_THAT(cpp, Catch::Contains("f_g.update(0).split(v_x, v_gxo, v_gxi, Expr(2), TailStrategy::GuardWithIf);"));
+  // swap: the named loop becomes the inner of the two (after the splits the nest is
+  // xi, xo, yi, yo innermost first, so yi's inner neighbour is xo).
+  CHECK_THAT(cpp, Catch::Contains("f_out.reorder(v_yi, v_xo);"));
+  // fuse: Halide takes (inner, outer, fused); its fused loop would inherit the inner
+  // loop's parallel type, halo's is serial.
+  CHECK_THAT(cpp, Catch::Contains("f_out.fuse(v_yi, v_xo, v_t);\n    f_out.serial(v_t);"));
+  CHECK_THAT(cpp, Catch::Contains("f_out.parallel(v_yi);"));
+  CHECK_THAT(cpp, Catch::Contains("f_out.vectorize(v_xi);"));
+  CHECK_THAT(cpp, Catch::Contains("s_g_1_1.unroll(r_g_1[0]);"));  // r1 is the RDom's dimension 0
+  CHECK_THAT(cpp, Catch::Contains("f_out.serial(v_yo);"));
+  CHECK_THAT(cpp, Catch::Contains("f_k.compute_at(LoopLevel(f_out, v_yo));"));
+  CHECK_THAT(cpp, Catch::Contains("f_k.store_at(LoopLevel(f_out, v_yo));"));
+  CHECK_THAT(cpp, Catch::Contains("f_f.bound(v_x, Expr(0), Expr(20));"));
+  CHECK_THAT(cpp, Catch::Contains("f_f.align_bounds(v_y, Expr(2), Expr(0));"));
+  CHECK_THAT(cpp, Catch::Contains("f_k.bound_extent(v_u, Expr(16));"));
+  // Each schedule call sits under the halo directive it comes from.
+  CHECK_THAT(cpp, Catch::Contains("// halo: swap(<out, 0, 0, yi>)\n    f_out.reorder"));
+  // And the whole thing runs on Halide with the reference's output.
+  halide::HalideVerdict v = run_case(p);
+  CHECK(v.outcome == HalideOutcome::Pass);
+  CHECK(v.mem.loads > 0);
+  CHECK(v.mem.out_of_bounds == 0);
+}
+
+TEST_CASE("Halide translation: integer semantics, predicates and the rdom's dimension order", "[halide]") {
+  // Comparisons and logical operators are Bool in Halide and 0/1 integers in halo; a
+  // predicate without reduction variables has no RDom::where.
+  Program p = test::parse_valid(R"(pipeline f(a) {
+  fun g(x) = { select(x % 3, (x < a) + (x == 2), !(x > 1) || a) }
+  fun f(x) = {
+    x / (x - 2);
+    (x) <- f[x] * 2 if x > 3;
+    rdom(r1 = (0, 2), r2 = (1, 3)) in (x) <- f[x] * 10 + r1 - r2 + g[x] if r1 < r2
+  }
+}
+realize (a = 4) over (-3, 10)
+)");
+  std::string cpp = emitted(p);
+  INFO(cpp);
+  CHECK_THAT(cpp, Catch::Contains("select(((v_x % Expr(3)) != 0), (cast<int32_t>((v_x < p_a)) + "
+                                  "cast<int32_t>((v_x == Expr(2)))), cast<int32_t>(((!(v_x > Expr(1))) || "
+                                  "(p_a != 0))))"));
+  CHECK_THAT(cpp, Catch::Contains("f_f(v_x) = select((v_x > Expr(3)), (f_f(v_x) * Expr(2)), f_f(v_x));"));
+  CHECK_THAT(cpp, Catch::Contains("RDom r_f_2({{Expr(0), Expr(2)}, {Expr(1), Expr(3)}}, \"r1\");  // r1, r2"));
+  CHECK_THAT(cpp, Catch::Contains("r_f_2.where((r_f_2[0] < r_f_2[1]));"));
+  CHECK_THAT(cpp, Catch::Contains("(((f_f(v_x) * Expr(10)) + r_f_2[0]) - r_f_2[1])"));
+  // Euclidean division by zero and negative operands: Halide agrees with halo.
+  halide::HalideVerdict v = run_case(p);
+  CHECK(v.outcome == HalideOutcome::Pass);
+}
+
+TEST_CASE("Halide: the Int(32) model keeps only cases whose every value fits", "[halide]") {
+  auto model = [](const std::string& src) {
+    Program p = test::parse_valid(src);
+    return halide::check_int32_model(p, resolve_input(p, {}));
+  };
+  auto in = model("pipeline f() { fun f(x) = { x * 65536 * 2 } } realize () over (0, 100)");
+  CHECK(in.in_model);
+  // The product leaves Int(32) in the middle of the expression, though not every operand does.
+  auto mid = model("pipeline f() { fun f(x) = { x * 65536 * 65536 / 65536 } } realize () over (0, 100)");
+  CHECK_FALSE(mid.in_model);
+  CHECK_THAT(mid.why, Catch::Contains("x * 65536 * 65536"));
+  // Accumulation: 10 updates of f * 10 + 1 stay below 2^31, twelve do not.
+  auto acc = [&](int n) {
+    return model(fmt::format("pipeline f() {{ fun f(x) = {{ 1; rdom(r = (0, {})) in (x) <- f[x] * 10 + 1 }} }} "
+                             "realize () over (0, 2)",
+                             n));
+  };
+  CHECK(acc(8).in_model);
+  CHECK_FALSE(acc(12).in_model);
+  // A func read beyond the window: its region is what the consumer's split may overcompute.
+  auto split = [&](int factor) {
+    return model(fmt::format("pipeline f() {{ fun g(x) = {{ x * 1000000 }} fun f(x) = {{ g[x] }} }} "
+                             "schedule {{ split(<f, 0, 0, x>, xo, xi, {}, round); }} realize () over (0, 2140)",
+                             factor));
+  };
+  CHECK(split(2).in_model);
+  CHECK_FALSE(split(16).in_model);
+  // INT32_MIN % -1 traps in hardware although its value, 0, fits.
+  auto trap = model("pipeline f() { fun f(x) = { (0 - 2147483647 - 1) % (x - 1) } } realize () over (0, 1)");
+  CHECK_FALSE(trap.in_model);
+  // Out-of-model cases are never run, and say why.
+  Program big = test::parse_valid("pipeline f() { fun f(x) = { x + 1099511627776 } } realize () over (0, 4)");
+  halide::HalideVerdict v = run_case(big);
+  CHECK(v.outcome == HalideOutcome::OutOfModel);
+  CHECK_THAT(v.message, Catch::Contains("1099511627776"));
+  CHECK(v.halide_target.empty());
+  CHECK_FALSE(v.finding());
+}
+
+TEST_CASE("Halide: the isolated child reports crashes, hangs and exhausted memory", "[halide]") {
+  using halide::IsolatedRun;
+  IsolatedRun ok = halide::run_isolated([](int fd) { return halide::write_all(fd, "hello") ? 7 : 1; }, 10, 0);
+  CHECK(ok.end == IsolatedRun::End::Exited);
+  CHECK(ok.exit_code == 7);
+  CHECK(ok.report == "hello");
+  IsolatedRun crash = halide::run_isolated(
+      [](int) {
+        std::raise(SIGSEGV);
+        return 0;
+      },
+      10, 0);
+  CHECK(crash.end == IsolatedRun::End::Signaled);
+  CHECK(crash.signal == SIGSEGV);
+  CHECK_THAT(halide::signal_description(crash.signal), Catch::Contains("SIGSEGV"));
+  IsolatedRun hang = halide::run_isolated(
+      [](int) {
+        for (volatile bool forever = true; forever;) {
+        }
+        return 0;
+      },
+      0.2, 0);
+  CHECK(hang.end == IsolatedRun::End::TimedOut);
+  CHECK(hang.seconds < 5);
+  IsolatedRun chatty = halide::run_isolated(
+      [](int) {
+        std::fprintf(stderr, "the compiler says something\n");
+        return 0;
+      },
+      10, 0);
+  CHECK_THAT(chatty.output_tail, Catch::Contains("the compiler says something"));
+}
+
+TEST_CASE("Halide: each way Halide can fail is a classified outcome", "[halide]") {
+  SECTION("a loop Halide cannot vectorize is not expressible, not a finding") {
+    Program p = test::parse_valid(
+        "pipeline f() { fun f(x) = { x * 2 } } schedule { traverse(<f, 0, 0, x>, vectorized); } "
+        "realize () over (0, 8)");
+    halide::HalideVerdict v = run_case(p);
+    CHECK(v.outcome == HalideOutcome::NotExpressible);
+    CHECK_THAT(v.detail, Catch::Contains("constant"));
+    CHECK_FALSE(v.finding());
+  }
+  SECTION("a hang: Halide killed at the time limit") {
+    Program p = test::parse_valid(kBoundTooSmall);
+    halide::HalideOptions o = fast_options();
+    o.timeout_seconds = 0.001;
+    halide::HalideVerdict v = run_case(p, o);
+    CHECK(v.outcome == HalideOutcome::Hang);
+    CHECK(v.finding());
+    CHECK_THAT(v.signature, Catch::StartsWith("hang:"));
+  }
+  SECTION("a failed runtime check that halo's own program fails too") {
+    Program p = test::parse_valid(kBoundTooSmall);
+    halide::HalideVerdict v = run_case(p);
+    CHECK(v.outcome == HalideOutcome::AgreedAssertion);
+    CHECK_THAT(v.message, Catch::Contains("do not cover required region"));
+    CHECK_FALSE(v.finding());
+  }
+  SECTION("a bound on the output that does not contain R(z): both sides fail their check") {
+    Program p = test::parse_valid(
+        "pipeline f() { fun f(x) = { x } } schedule { bound(f, x, 0, 1); } realize () over (0, 2)");
+    halide::HalideVerdict v = run_case(p);
+    CHECK(v.outcome == HalideOutcome::AgreedAssertion);
+    CHECK_THAT(v.message, Catch::Contains("does not contain R(z)"));
+  }
+  SECTION("a bound on a func stored outside the loop it is computed in is not expressible") {
+    // halo bounds the region computed per iteration of x; Halide would bound the storage.
+    Program p = test::parse_valid(
+        "pipeline f() { fun g(y) = { y } fun f(x) = { g[x] } } "
+        "schedule { compute_at(g, <f, 0, 0, x>); bound_extent(g, y, 1); } realize () over (0, 4)");
+    halide::HalideVerdict v = run_case(p);
+    CHECK(v.outcome == HalideOutcome::NotExpressible);
+    CHECK(v.phase == "translate");
+    CHECK_THAT(v.message, Catch::Contains("stored on"));
+  }
+  SECTION("an error value in P(z): nothing to compare") {
+    Program p = test::parse_valid(
+        "pipeline f() { fun f(x) = { 0; rdom(r = (0, 0 - 1)) in (x) <- f[x] + r } } realize () over (0, 3)");
+    halide::HalideVerdict v = run_case(p);
+    CHECK(v.outcome == HalideOutcome::ReferenceError);
+  }
+}
+
+TEST_CASE("Halide: the memory check sees an access outside the realized region", "[halide]") {
+  // Compiled without Halide's runtime assertions, the too-small bound is no longer
+  // caught by Halide: f reads g outside the region realized for it (Theorem 2.1).
+  Program p = test::parse_valid(kBoundTooSmall);
+  halide::HalideOptions o = fast_options();
+  o.target = "host-no_asserts";
+  halide::HalideVerdict v = run_case(p, o);
+  REQUIRE(v.outcome == HalideOutcome::MemoryViolation);
+  CHECK(halide::is_violation(v.outcome));
+  CHECK(v.mem.out_of_bounds > 0);
+  REQUIRE_FALSE(v.mem.out_of_bounds_examples.empty());
+  CHECK_THAT(v.mem.out_of_bounds_examples.front(), Catch::Contains("load of g at (4)"));
+  CHECK_THAT(v.mem.out_of_bounds_examples.front(), Catch::Contains("[0, 3]"));
+  CHECK_THAT(v.signature, Catch::StartsWith("memory_violation:memcheck_run:bound"));
+  // Vector stores of 6 lanes: Halide pads each coordinate vector of a trace event to 8
+  // lanes (docs/findings/halide14-trace-coordinates-padded.cpp); read as documented, these
+  // stores would look out of bounds.
+  Program vec = test::parse_valid(
+      "pipeline g() { fun f(x, y) = { x; (x, y) <- f[x, y] + 1 } fun g(x) = { f[0, 4] + f[0, 9] } } "
+      "schedule { traverse(<f, 0, 1, y>, vectorized); } realize () over (0, 1)");
+  halide::HalideVerdict vv = run_case(vec);
+  CHECK(vv.outcome == HalideOutcome::Pass);
+  CHECK(vv.mem.stores >= 12);
+  CHECK(vv.mem.out_of_bounds == 0);
+  // Without the traced run, nothing sees it: the check is what finds it.
+  o.memcheck = false;
+  halide::HalideVerdict plain = run_case(p, o);
+  CHECK(plain.outcome != HalideOutcome::MemoryViolation);
+}
+
+TEST_CASE("Halide: failure signatures group cases that fail the same way", "[halide]") {
+  auto sig = [](const std::string& src) { return run_case(test::parse_valid(src)).signature; };
+  std::string a = sig("pipeline f() { fun f(x) = { x * 2 } } schedule { traverse(<f, 0, 0, x>, vectorized); } "
+                      "realize () over (0, 8)");
+  std::string b = sig("pipeline out() { fun g(y) = { y } fun out(z) = { g[z] + 1 } } "
+                      "schedule { traverse(<out, 0, 0, z>, vectorized); } realize () over (0, 16)");
+  std::string c = sig("pipeline f() { fun f(x) = { x * 2 } } schedule { traverse(<f, 0, 0, x>, unrolled); } "
+                      "realize () over (0, 8)");
+  CHECK(a == b);
+  CHECK(a != c);
+  CHECK_THAT(a, Catch::StartsWith("not_expressible:compile:"));
+}
+
+TEST_CASE("Halide: every bundled example equals the reference or is a documented finding", "[halide]") {
+  // Examples whose schedule Halide cannot express, with why (docs/halide.md).
+  const std::map<std::string, HalideOutcome> documented = {
+      // traverse(<g, 0, 1, r>, unrolled): r's extent 2w + 1 is not a constant for Halide.
+      {"sched_traverse.halo", HalideOutcome::NotExpressible},
+  };
+  int ran = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(HALO_SOURCE_DIR) + "/examples")) {
+    if (entry.path().extension() != ".halo") continue;
+    std::string name = entry.path().filename().string();
+    INFO(name);
+    Program p = parse_file(entry.path().string());
+    check_program(p);
+    halide::HalideVerdict v = run_case(p);
+    auto it = documented.find(name);
+    CHECK(outcome_name(v.outcome) ==
+          std::string(outcome_name(it == documented.end() ? HalideOutcome::Pass : it->second)));
+    CHECK_FALSE(v.finding());
+    ++ran;
+  }
+  CHECK(ran >= 10);
+}
+
+TEST_CASE("Halide: a short fixed-seed campaign; every finding reproduces from its files", "[halide]") {
+  // Findings in Halide are expected, not failures of this test; each must reproduce when
+  // its minimized case is run again, from the files the campaign wrote.
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("halo_halide_campaign_" + std::to_string(getpid()));
+  fuzz::CampaignOptions opts;
+  opts.target = "halide";
+  opts.seed = 20261121;
+  opts.cases = 8;
+  opts.out_dir = dir.string();
+  opts.shrink = fuzz::ShrinkBudget{10, 10};
+  halide::HalideOptions ho;
+  Limits lim = fuzz::default_case_limits();
+  fuzz::CampaignSummary s = fuzz::run_campaign(
+      opts, [&](const Program& p) { return halide::check_halide_case(p, lim, ho); });
+  std::string text;
+  nlohmann::json triage = halide::finish_halide_campaign(s, ho, true, text);
+  INFO(text);
+  CHECK(s.cases == 8);
+  CHECK(s.coverage.outcomes.count("halide:pass") == 1);  // the target really ran Halide
+  CHECK(triage.size() <= s.findings.size());
+  for (const fuzz::FindingReport& f : s.findings) {
+    INFO(f.kind << ": " << f.detail);
+    CHECK(f.record["reproduced"] == true);
+    REQUIRE(std::filesystem::exists(f.halo_file));
+    CHECK(std::filesystem::exists(std::filesystem::path(f.halo_file).replace_extension(".cpp")));
+    Program again = parse_file(f.halo_file);
+    check_program(again);
+    CHECK(halide::check_halide_case(again, lim, ho).kind == f.kind);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]") {
+  // Each documented Halide 14 finding, with the outcome and phase it was filed with.
+  const std::map<std::string, std::string> documented = {
+      {"halide14-bounds-query-segfault-rdom-predicate.halo", "halide-crash:bounds_query"},
+      {"halide14-internal-error-rdom-predicate-reads-producer.halo", "halide-internal_error:compile"},
+      {"halide14-internal-error-compute-at-self-predicate.halo", "halide-internal_error:compile"},
+      {"halide14-tracing-internal-error-unused-producer.halo", "halide-internal_error:memcheck_compile"},
+      {"halide14-guaranteed-bound-failure-silent-1.halo", "halide-wrong_output:run"},
+      {"halide14-guaranteed-bound-failure-silent-2.halo", "halide-wrong_output:run"},
+      {"halide14-nonpositive-split-factor-parameter.halo", "halide-wrong_output:run"},
+      {"halide14-nested-round-splits-output-too-small.halo", "halide-runtime_assertion:run"},
+      {"halide14-empty-output-split-negative-extent.halo", "halide-runtime_assertion:bounds_query"},
+  };
+  Limits lim = fuzz::default_case_limits();
+  halide::HalideOptions ho;
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(HALO_SOURCE_DIR) + "/docs/findings")) {
+    if (entry.path().extension() != ".halo") continue;
+    std::string name = entry.path().filename().string();
+    INFO(name);
+    auto it = documented.find(name);
+    REQUIRE(it != documented.end());  // every finding file is listed here
+    CHECK(std::filesystem::exists(std::filesystem::path(entry.path()).replace_extension(".cpp")));
+    Program p = parse_file(entry.path().string());
+    check_program(p);
+    fuzz::CaseResult r = halide::check_halide_case(p, lim, ho);
+    INFO(r.detail);
+    CHECK(r.is_finding());
+    CHECK_THAT(r.kind, Catch::StartsWith(it->second));
+    ++seen;
+  }
+  CHECK(seen == int(documented.size()));
+}
+
+TEST_CASE("halo oracle --target halide: text, JSON and exit status", "[halide][cli]") {
+  auto run = [](std::vector<std::string> args, std::string& out) {
+    std::vector<const char*> argv{"halo"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream o, e;
+    int code = run_cli(int(argv.size()), argv.data(), o, e);
+    out = o.str() + e.str();
+    return code;
+  };
+  std::string ex = std::string(HALO_SOURCE_DIR) + "/examples/thesis_2_2_tile3.halo";
+  std::string out;
+  CHECK(run({"oracle", ex, "--target", "halide"}, out) == 0);
+  CHECK_THAT(out, Catch::Contains("pass"));
+  CHECK(run({"oracle", ex, "--target", "halide", "--json", "--window", "0,9"}, out) == 0);
+  auto j = nlohmann::json::parse(out.substr(0, out.find('\n')));
+  CHECK(j["outcome"] == "pass");
+  CHECK(j["verdict"] == "holds");
+  CHECK(j["memcheck"]["loads"].get<int>() > 0);
+  // A finding exits with 1 and names it.
+  std::filesystem::path tmp = std::filesystem::temp_directory_path() / "halo_test_bound_too_small.halo";
+  {
+    std::ofstream f(tmp);
+    f << kBoundTooSmall;
+  }
+  CHECK(run({"oracle", tmp.string(), "--target", "halide", "--halide-target", "host-no_asserts"}, out) == 1);
+  CHECK_THAT(out, Catch::Contains("memory_violation"));
+  // The reproducer goes to stdout with --emit-cpp -.
+  CHECK(run({"oracle", ex, "--target", "halide", "--no-memcheck", "--emit-cpp", "-"}, out) == 0);
+  CHECK_THAT(out, Catch::Contains("#include \"Halide.h\""));
+  CHECK_THAT(out, Catch::Contains("f_g.compute_at(LoopLevel(f_f, v_xo));"));
+  std::filesystem::remove(tmp);
+}
+
+}  // namespace
+}  // namespace halo

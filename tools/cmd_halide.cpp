@@ -1,0 +1,95 @@
+// `halo oracle FILE --target halide` and `halo fuzz --target halide` (cmd_halide.hpp).
+#include "tools/cmd_halide.hpp"
+
+#include "oracle/targets/halide/fuzz_target.hpp"
+#include "oracle/targets/halide/halide_oracle.hpp"
+#include "schedule/schedule.hpp"
+#include "semantics/parser.hpp"
+#include "semantics/validity.hpp"
+#include "tools/commands.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace halo::cli {
+
+void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
+  oracle->add_option("--target", f.target,
+                     "self: halo's own completed program (default); halide: the Halide 14 compiler "
+                     "(docs/halide.md)")
+      ->check(CLI::IsMember({"self", "halide"}))
+      ->capture_default_str();
+  oracle->add_option("--halide-target", f.halide_target,
+                     "with --target halide: the Halide target string to JIT-compile for (host = the machine)")
+      ->capture_default_str();
+  oracle->add_flag("--no-memcheck", f.no_memcheck,
+                   "with --target halide: skip the traced run that checks every load and store of every func");
+  oracle->add_option("--halide-timeout", f.halide_timeout,
+                     "with --target halide: seconds Halide may take to compile and run the case")
+      ->capture_default_str();
+  oracle->add_option("--emit-cpp", f.emit_cpp,
+                     "with --target halide: write the standalone Halide C++ reproducer to this file (- for stdout)");
+}
+
+int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
+                      const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
+                      std::ostream& err) {
+  Program prog = parse_file(file);
+  check_program(prog);
+  schedule_pipeline(prog);  // the schedule's own restrictions (§2.8): halo accepts the case
+  Input in = resolve_input(prog, InputOverrides{params, windows});
+  halide::HalideOptions opt;
+  opt.target = f.halide_target;
+  opt.memcheck = !f.no_memcheck;
+  opt.timeout_seconds = f.halide_timeout;
+  opt.max_memory_bytes = limits.max_memory_bytes;
+  opt.reference_limits = limits;
+  opt.reuse_process = false;  // one case: a fresh process, no worker to start and warm
+  halide::HalideVerdict v = halide::run_halide_case(prog, in, opt);
+  if (!f.emit_cpp.empty()) {
+    std::string cpp = halide::halide_reproducer(prog, in, v, opt);
+    if (f.emit_cpp == "-") {
+      out << cpp;
+    } else {
+      std::ofstream o(f.emit_cpp, std::ios::binary);
+      if (!(o << cpp)) throw InputError(Diagnostic{f.emit_cpp, {}, "cannot write the reproducer"});
+      err << "wrote the Halide reproducer to " << f.emit_cpp << "\n";
+    }
+  }
+  if (json) out << halide::halide_verdict_to_json(v).dump() << "\n";
+  else if (f.emit_cpp != "-") out << halide::describe_halide_verdict(v);
+  return v.finding() ? kExitFinding : kExitOk;
+}
+
+void add_halide_fuzz_flags(CLI::App* fuzz, HalideFuzzFlags& f) {
+  fuzz->add_option("--halide-target", f.halide_target,
+                   "with --target halide: the Halide target string to JIT-compile for (host = the machine)")
+      ->capture_default_str();
+  fuzz->add_flag("--no-memcheck", f.no_memcheck,
+                 "with --target halide: skip the traced run that checks every load and store of every func");
+  fuzz->add_option("--halide-timeout", f.halide_timeout,
+                   "with --target halide: seconds Halide may take to compile and run one case (more is a hang)")
+      ->capture_default_str();
+  fuzz->add_flag("--triage", f.triage,
+                 "with --target halide: group the findings by failure signature, one representative each");
+}
+
+void use_halide_target(const HalideFuzzFlags& f, CampaignCommand& c) {
+  halide::HalideOptions opt;
+  opt.target = f.halide_target;
+  opt.memcheck = !f.no_memcheck;
+  opt.timeout_seconds = f.halide_timeout;
+  c.reproduce = "halo oracle {file} --target halide" +
+                (f.halide_target == "host" ? std::string() : " --halide-target " + f.halide_target) +
+                "  (or compile and run the .cpp next to it)";
+  c.check = [opt](const Program& p, const Limits& lim) { return halide::check_halide_case(p, lim, opt); };
+  c.record_extra["halide_target"] = f.halide_target;
+  bool triage = f.triage;
+  c.finish = [opt, triage](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
+    nlohmann::json groups = halide::finish_halide_campaign(s, opt, triage, text);
+    if (triage) json["triage"] = groups;
+  };
+}
+
+}  // namespace halo::cli

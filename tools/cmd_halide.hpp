@@ -1,0 +1,43 @@
+// The command-line side of the Halide target (oracle/targets/halide, docs/halide.md):
+// `halo oracle FILE --target halide` — cli.cpp owns the `oracle` subcommand; these are the
+// flags it adds and the action it runs for `--target halide` — and `halo fuzz --target
+// halide` — tools/cmd_fuzz.cpp owns `fuzz`; these are its Halide flags and setup.
+#pragma once
+
+#include "interp/input.hpp"
+#include "tools/campaign_cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace halo::cli {
+
+struct HalideOracleFlags {
+  std::string target = "self";        // self: halo's own pipeline (β0, small-step); halide: Halide 14
+  std::string halide_target = "host";
+  bool no_memcheck = false;
+  double halide_timeout = 60;
+  std::string emit_cpp;               // write the reproducer here ("-": stdout)
+};
+
+void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f);
+
+// `halo fuzz --target halide`: its flags, and what it changes in the campaign (the check,
+// the replay command, the reproducers and the triage written after the campaign).
+struct HalideFuzzFlags {
+  std::string halide_target = "host";
+  bool no_memcheck = false;
+  double halide_timeout = 60;
+  bool triage = false;
+};
+void add_halide_fuzz_flags(CLI::App* fuzz, HalideFuzzFlags& f);
+void use_halide_target(const HalideFuzzFlags& f, CampaignCommand& c);
+
+int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
+                      const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
+                      std::ostream& err);
+
+}  // namespace halo::cli
