@@ -18,6 +18,7 @@
 
 #include "interp/big_stack.hpp"
 #include "semantics/printer.hpp"
+#include "semantics/tgt_printer.hpp"
 
 #include <fmt/format.h>
 
@@ -276,16 +277,6 @@ std::string show_bounds(const std::vector<std::pair<Value, Value>>& b) {
   return out + ")";
 }
 
-// <f, spec, stage, x>: the loop's name (Lemma 2.4), as the Tgt printer writes it.
-std::string loop_name(const ForStmt& f) {
-  LoopName n;
-  n.func.text = f.func;
-  n.spec = f.spec;
-  n.stage = f.stage;
-  n.var.text = f.var;
-  return print_loop_name(n);
-}
-
 class Machine {
  public:
   Machine(const TgtProgram& p, const Input& in, const Limits& lim, TraceSink* trace)
@@ -453,6 +444,8 @@ void Machine::finish_access(const CExpr* a, uint32_t base, Mode& mode) {
     const Frame& t = k_.back();
     if (!off) stuck(RunStatus::MemoryError, a->loc, access_error("write to", a, b, c, n));
     step("ASSN", [&] { return fmt::format("{} <- {}", print_expr(const_access(a, base)), show(vals_[t.base])); });
+    if (trace_) [[unlikely]]
+      trace_->stored(*a->name, std::span<const Value>(c, n), vals_[t.base]);
     if (races_.active()) [[unlikely]]
       races_.on_write({a->slot, b.generation, *off}, vals_[t.base], a->loc,
                       [&] { return *a->name + show_point(c, n); });
@@ -465,6 +458,8 @@ void Machine::finish_access(const CExpr* a, uint32_t base, Mode& mode) {
     // [READ] fig. 2.8: InBounds(f[c̄], σ) ⟹ f[c̄] → σ(f[c̄]).
     if (!off) stuck(RunStatus::MemoryError, a->loc, access_error("read of", a, b, c, n));
     step("READ", [&] { return print_expr(const_access(a, base)); });
+    if (trace_) [[unlikely]]
+      trace_->loaded(*a->name, std::span<const Value>(c, n));
     if (races_.active()) [[unlikely]]
       races_.on_read({a->slot, b.generation, *off}, a->loc, [&] { return *a->name + show_point(c, n); });
     ++b.stats.loads;
@@ -537,6 +532,8 @@ void Machine::allocate(const CStmt* s, uint32_t base) {
   if (fresh) b.stats.allocations.emplace_back(b.bounds, 0);
   ++b.stats.allocations[it->second].second;
   vals_.resize(base);
+  if (trace_) [[unlikely]]
+    trace_->allocated(src.func, b.bounds);
 }
 
 // [END] fig. 2.8: σ(f) = ⟨f̂, …⟩ ⟹ pipeline f(p̄): nop → f̂; the result is f̂ on R(z).
@@ -826,16 +823,16 @@ RunResult Machine::execute() {
       // ---- for x in (c_min, c_len) do s: FOR-ITER, FOR-STOP, or an rdom failure
       case Mode::Loop: {
         const auto& src = static_cast<const ForStmt&>(*loop->src);
-        need_int(loop_min, src.loc, [&] { return fmt::format("the minimum of loop {}", loop_name(src)); });
-        need_int(loop_len, src.loc, [&] { return fmt::format("the length of loop {}", loop_name(src)); });
+        need_int(loop_min, src.loc, [&] { return fmt::format("the minimum of loop {}", print_loop_name(src)); });
+        need_int(loop_len, src.loc, [&] { return fmt::format("the length of loop {}", print_loop_name(src)); });
         auto redex = [&] {
-          return fmt::format("for {} in ({}, {}) {} {{ … }}", loop_name(src), show(loop_min), show(loop_len),
+          return fmt::format("for {} in ({}, {}) {} {{ … }}", print_loop_name(src), show(loop_min), show(loop_len),
                              traversal_name(src.order));
         };
         const int sign = loop_len.sign();
         if (sign < 0)  // Def. 2.12: neither FOR-ITER nor FOR-STOP applies
           stuck(RunStatus::RdomFailure, src.loc,
-                fmt::format("rdom failure: loop {} has the negative length {} (interval ({}, {})){}", loop_name(src),
+                fmt::format("rdom failure: loop {} has the negative length {} (interval ({}, {})){}", print_loop_name(src),
                             loop_len.to_string(), loop_min.to_string(), loop_len.to_string(), at(src.loc)));
         if (sign == 0) {
           // [FOR-STOP] fig. 2.8: for x in (c_min, 0) do s → nop, Σ \ {x}.
@@ -848,8 +845,10 @@ RunResult Machine::execute() {
         // [FOR-ITER] fig. 2.8: c_len > 0 ⟹ for x in (c_min, c_len) do s →
         //   s; for x in (c_min + 1, c_len - 1) do s, Σ[x = c_min].
         step("FOR-ITER", redex);
+        if (trace_) [[unlikely]]
+          trace_->iterated(src, loop_min);
         if (src.order == Traversal::Parallel) [[unlikely]]
-          races_.iterate(loop, !loop_continues, loop_name(src), src.var, loop_min);
+          races_.iterate(loop, !loop_continues, print_loop_name(src), src.var, loop_min);
         k_.push_back({FrameKind::SeqLoop, 0, uint32_t(vals_.size()), loop, nullptr});
         vals_.push_back(add(loop_min, Value(int64_t{1})));
         vals_.push_back(sub(loop_len, Value(int64_t{1})));

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,6 +69,13 @@ struct RunResult {
 struct TraceSink {
   virtual ~TraceSink() = default;
   virtual void rule(const char* rule_name, const std::string& redex) = 0;
+  // What the step just traced did to memory and loops, for tools that draw a run (`halo
+  // explain`, oracle/explain.hpp). Each is called right after the rule() of the same step;
+  // the defaults ignore them.
+  virtual void allocated(const std::string& func, const std::vector<std::pair<Value, Value>>& box) {}  // [ALLOC]
+  virtual void stored(const std::string& func, std::span<const Value> point, const Value& value) {}    // [ASSN]
+  virtual void loaded(const std::string& func, std::span<const Value> point) {}                         // [READ]
+  virtual void iterated(const ForStmt& loop, const Value& var_value) {}                                 // [FOR-ITER]
 };
 
 // Runs `pipeline f(p̄, x̄_min, x̄_len): s; realize(z)` to a final or stuck state.

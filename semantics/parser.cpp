@@ -245,6 +245,10 @@ Directive Parser::directive() {
     std::string known;
     for (const auto& d : all_directives())
       known += fmt::format("{}{}", known.empty() ? "" : ", ", directive_name(d.kind));
+    if (t.kind == TokenKind::Identifier && t.text == "compute_with")  // thesis §2.9, "Compute-with directive"
+      fail(t.loc, fmt::format("compute_with is out of scope: it ignored the order of a func's stages and its "
+                              "specializations (thesis §2.9) and Halide deprecated it; the directives are {}",
+                              known));
     if (t.kind == TokenKind::Identifier)
       fail(t.loc, fmt::format("unknown directive '{}'; the directives are {}", t.text, known));
     fail_expected(fmt::format("a directive ({})", known));

@@ -1,0 +1,160 @@
+// `halo explain`: one self-contained HTML page that walks a student through everything halo
+// does to one program and one input z, so that each rule and each directive of thesis
+// chapter 2 can be seen, not only read: the algorithm (§2.4), L(P) (fig. 2.9), the program
+// after each directive (fig. 2.11) with the change highlighted, the query B(T) and β0's
+// answer per hole (fig. 2.10), the completed program, the oracle's verdict (Theorems 2.1,
+// 2.2), pictures of each func's iteration space per tile (the model is figs. 2.1-2.3:
+// requested, allocated, computed and written points), heat maps of the buffers, the
+// big-step derivation of one output point (fig. 2.6) and the small-step trace of one store
+// (fig. 2.8), every rule name linked to a glossary in the page.
+//
+// The work is split in two: explain_program() runs halo's own passes and the small-step
+// machine (observed through TraceSink's memory events) and gathers what the page shows in
+// an Explanation; render_html() (oracle/explain_html.cpp, pictures in explain_svg.cpp)
+// only formats it. Tests check the gathered facts directly and the page in a browser.
+#pragma once
+
+#include "interp/derivation.hpp"
+#include "interp/input.hpp"
+#include "oracle/theorems.hpp"
+#include "semantics/ast.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace halo::explain {
+
+// A point of a func's domain and a box of them, as machine integers: pictures can only draw
+// coordinates that fit (points beyond int64 are left out of them, and counted).
+using Point = std::vector<int64_t>;
+struct Box {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (min, len) per dimension
+  bool contains(const Point& p) const;
+};
+
+// One computation of a func: the whole run when the func is computed once, or one
+// iteration of the loops enclosing its `label f` when compute_at put it inside them.
+struct TileObservation {
+  std::string label;              // "xo = 1": those loops' variables; empty at the root
+  std::optional<Box> allocated;   // σ(f)'s bounds while this tile ran ([ALLOC])
+  // ?cpu f (the last stage's compute hole, the region consumers may rely on) evaluated at
+  // `label f` for this tile. A dimension without such a hole has no entry.
+  std::vector<std::optional<std::pair<int64_t, int64_t>>> computed;
+  std::map<Point, std::pair<Value, uint32_t>> written;  // point → last value stored, how many stores
+  std::set<Point> read;                                 // points read from this tile's buffer
+};
+
+struct FuncObservation {
+  std::string func;
+  std::vector<std::string> vars;
+  bool is_output = false;
+  std::vector<std::string> tile_loops;   // the loops enclosing `label f`, outermost first
+  std::vector<TileObservation> tiles;    // at most ExplainOptions::max_tiles
+  uint64_t tiles_dropped = 0;            // tiles beyond the limit (counted, not kept)
+  std::map<Point, Value> last_values;    // every point's last stored value (the heat map)
+  uint64_t stores = 0, loads = 0, points_too_large = 0;
+  uint64_t points_not_kept = 0;  // accesses to points beyond ExplainOptions::max_points (counted, not kept)
+};
+
+// What β0's completion did when run on the small-step machine, observed store by store.
+struct RunObservation {
+  bool ran = false;
+  std::string note;  // why there is nothing to draw, or what limited the drawing
+  std::vector<FuncObservation> funcs;  // in definition order
+};
+
+struct TraceEntry {
+  uint64_t step = 0;  // the rule application's number in the whole run
+  std::string rule;   // as fig. 2.8 names it
+  std::string redex;
+};
+
+// The steps of one execution of a store `f^ℓ[p̄] <- e`: from the FOR-ITER that began the
+// iteration of f's innermost loop around it to the ASSN that wrote f(p̄). When the same
+// point is stored more than once (update stages), the last store is shown.
+struct StoreTrace {
+  std::string func;
+  Point point;
+  bool found = false;
+  uint64_t stores_to_point = 0;
+  std::vector<TraceEntry> head, tail;  // the segment, with `elided` entries between them
+  uint64_t elided = 0;
+  std::string note;
+};
+
+struct ScheduleStep {
+  std::string title;    // "L(P): ..." or the directive, as written
+  std::string program;  // print_tgt
+};
+
+struct HoleAnswer {
+  std::string hole;        // ?cpu<g, *, 0, x>.min
+  std::string expression;  // β0's expression for it
+};
+
+struct Explanation {
+  std::string file, source;  // the .halo file as given
+  std::string output_func;
+  std::vector<std::string> output_vars;
+  std::vector<std::pair<std::string, Value>> params;
+  std::vector<Interval> window;  // R(z)
+  std::vector<ScheduleStep> steps;
+  std::string query;
+  bool beta0_ok = false;
+  std::string beta0_reason;
+  std::vector<std::pair<std::string, std::string>> beta0_tuples;  // ?mem<g> → "x ∈ [min, len]; ..."
+  std::vector<HoleAnswer> filling;
+  std::string completed;
+  std::optional<OracleVerdict> verdict;
+  std::string verdict_note;  // a limit, or the first violated conjunct of B(T)
+  RunObservation observation;
+  std::vector<Value> point;  // the output point whose derivation is shown
+  DerivationPtr derivation;
+  std::string derivation_note;
+  StoreTrace trace;
+};
+
+struct ExplainOptions {
+  InputOverrides input;
+  std::optional<std::vector<Value>> point;  // default: the first point of R(z)
+  std::string trace_func;                   // default: the output func
+  std::optional<std::vector<Value>> trace_point;  // default: `point` (output) or the func's first store
+  Limits limits = default_limits();
+  size_t trace_entries = 400;  // the longest trace shown (head and tail kept)
+  size_t max_tiles = 32;       // tiles kept per func
+  size_t max_points = 100'000; // distinct points kept per func (memory, for large windows)
+
+  // Explanations are for programs small enough to look at: a lower step budget than
+  // `halo run`'s, so a large window stops early with a message naming --max-steps.
+  static Limits default_limits() {
+    Limits l;
+    l.max_steps = 20'000'000;
+    return l;
+  }
+};
+
+// Runs every pass on a valid program (check_program must have accepted it). Throws
+// InputError for an option that does not fit the program (a point of the wrong dimension,
+// an unknown func); a resource limit met in one part leaves a note in that part.
+Explanation explain_program(const Program& prog, const std::string& source, const ExplainOptions& opts);
+
+// The page: one HTML document with inline CSS, SVG and script (no network access).
+std::string render_html(const Explanation& e);
+
+// A line diff (longest common subsequence), for showing what a directive changed.
+enum class DiffKind : uint8_t { Same, Added, Removed };
+struct DiffLine {
+  DiffKind kind;
+  std::string text;
+};
+std::vector<DiffLine> line_diff(const std::string& before, const std::string& after);
+
+// Text → HTML text or attribute value (& < > " ' escaped). Every string that reaches the
+// page goes through it exactly once (HtmlWriter in explain_html.cpp).
+std::string escape_html(std::string_view s);
+
+}  // namespace halo::explain

@@ -1,0 +1,326 @@
+// `halo explain` (oracle/explain.hpp): the facts the report draws are checked against the
+// thesis §2.2 figures (tile by 3: two tiles of g overlapping at g(3), 8 stores; round up by
+// 4: f written on (0, 8) though computed on (0, 6), g allocated on (0, 9)) and against the
+// machine's own counters; the trace ends with the traced store's [ASSN]; the page is
+// escaped, self-contained and its internal links resolve; the line diff is a longest
+// common subsequence. The page in a browser: test_explain_browser.cpp.
+#include "oracle/explain.hpp"
+#include "semantics/parser.hpp"
+#include "semantics/validity.hpp"
+#include "tools/cli.hpp"
+
+#include <catch2/catch.hpp>
+#include <rapidcheck.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+using namespace halo;
+using namespace halo::explain;
+
+namespace {
+
+std::string example_path(const std::string& name) { return std::string(HALO_SOURCE_DIR) + "/examples/" + name; }
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Explanation explain_source(const std::string& src, const std::string& file, ExplainOptions o = {}) {
+  Program p = parse_program(src, file);
+  check_program(p);
+  return explain_program(p, src, o);
+}
+
+Explanation explain_example(const std::string& name, ExplainOptions o = {}) {
+  return explain_source(read(example_path(name)), example_path(name), std::move(o));
+}
+
+const FuncObservation& func(const Explanation& e, const std::string& name) {
+  for (const auto& f : e.observation.funcs)
+    if (f.func == name) return f;
+  FAIL("no func " << name);
+  throw std::logic_error("unreachable");
+}
+
+std::set<int64_t> xs(const TileObservation& t) {
+  std::set<int64_t> s;
+  for (const auto& [p, v] : t.written) s.insert(p.at(0));
+  return s;
+}
+
+std::set<int64_t> range(int64_t lo, int64_t n) {
+  std::set<int64_t> s;
+  for (int64_t i = 0; i < n; ++i) s.insert(lo + i);
+  return s;
+}
+
+std::pair<int64_t, int64_t> interval(int64_t m, int64_t l) { return {m, l}; }
+
+}  // namespace
+
+TEST_CASE("explain: tile by 3 (fig. 2.2) draws two tiles of g overlapping at g(3)", "[explain]") {
+  Explanation e = explain_example("thesis_2_2_tile3.halo");
+  REQUIRE(e.observation.ran);
+  REQUIRE(e.verdict);
+  CHECK(e.verdict->holds());
+  const FuncObservation& g = func(e, "g");
+  CHECK(g.tile_loops == std::vector<std::string>{"<f, 0, 0, xo>"});
+  REQUIRE(g.tiles.size() == 2);
+  CHECK(g.tiles[0].label == "xo = 0");
+  CHECK(g.tiles[1].label == "xo = 1");
+  for (size_t i = 0; i < 2; ++i) {
+    INFO("tile " << i);
+    const int64_t lo = 3 * int64_t(i);
+    REQUIRE(g.tiles[i].allocated);
+    CHECK(g.tiles[i].allocated->dims == std::vector{interval(lo, 4)});
+    REQUIRE(g.tiles[i].computed.size() == 1);
+    CHECK(g.tiles[i].computed[0] == interval(lo, 4));
+    CHECK(xs(g.tiles[i]) == range(lo, 4));  // 4 points of g per tile
+    std::set<int64_t> read;
+    for (const auto& p : g.tiles[i].read) read.insert(p.at(0));
+    CHECK(read == range(lo, 4));  // f(lo..lo+2) reads g(lo..lo+3)
+  }
+  // g(3) is computed by both tiles: 8 stores in all, as the machine counts them.
+  CHECK(g.stores == 8);
+  CHECK(g.stores == e.verdict->run.stats.at("g").stores);
+  CHECK(g.loads == e.verdict->run.stats.at("g").loads);
+  CHECK(g.tiles[0].written.count({3}) == 1);
+  CHECK(g.tiles[1].written.count({3}) == 1);
+
+  const FuncObservation& f = func(e, "f");
+  CHECK(f.is_output);
+  REQUIRE(f.tiles.size() == 1);
+  CHECK(f.tiles[0].label.empty());
+  CHECK(f.tiles[0].allocated->dims == std::vector{interval(0, 6)});
+  CHECK(xs(f.tiles[0]) == range(0, 6));
+  // What the pictures show as written is what the big-step semantics defines on R(z).
+  for (size_t i = 0; i < e.verdict->reference.values.size(); ++i)
+    CHECK(f.last_values.at({int64_t(i)}) == e.verdict->reference.values[i]);
+}
+
+TEST_CASE("explain: round up by 4 (fig. 2.3) writes f past R(z) and allocates g on (0, 9)", "[explain]") {
+  Explanation e = explain_example("thesis_2_2_round4.halo");
+  REQUIRE(e.observation.ran);
+  const FuncObservation& f = func(e, "f");
+  REQUIRE(f.tiles.size() == 1);
+  CHECK(f.tiles[0].allocated->dims == std::vector{interval(0, 8)});
+  CHECK(f.tiles[0].computed.at(0) == interval(0, 6));  // ?cpu f covers R(z)...
+  CHECK(xs(f.tiles[0]) == range(0, 8));                // ...the rounded loop writes (0, 8)
+  const FuncObservation& g = func(e, "g");
+  REQUIRE(g.tiles.size() == 1);
+  CHECK(g.tiles[0].allocated->dims == std::vector{interval(0, 9)});
+  std::set<int64_t> read;
+  for (const auto& p : g.tiles[0].read) read.insert(p.at(0));
+  CHECK(read == range(0, 9));
+  REQUIRE(e.verdict);
+  CHECK(e.verdict->holds());  // compared on R(z) only (Def. 2.2)
+}
+
+TEST_CASE("explain: the default schedule computes g on (0, 7) and f on (0, 6) (fig. 2.1)", "[explain]") {
+  Explanation e = explain_example("thesis_2_2.halo");
+  CHECK(e.steps.size() == 1);  // L(P) only
+  const FuncObservation& g = func(e, "g");
+  REQUIRE(g.tiles.size() == 1);
+  CHECK(g.tiles[0].computed.at(0) == interval(0, 7));
+  CHECK(xs(g.tiles[0]) == range(0, 7));
+  CHECK(func(e, "f").tiles.at(0).computed.at(0) == interval(0, 6));
+}
+
+TEST_CASE("explain: the window and tile count follow the input", "[explain]") {
+  ExplainOptions o;
+  o.input.windows = {"0,9"};
+  Explanation e = explain_example("thesis_2_2_tile3.halo", o);
+  CHECK(func(e, "g").tiles.size() == 3);
+  CHECK(func(e, "g").stores == 12);
+  o.max_tiles = 2;
+  Explanation capped = explain_example("thesis_2_2_tile3.halo", o);
+  CHECK(func(capped, "g").tiles.size() == 2);
+  CHECK(func(capped, "g").tiles_dropped == 1);
+  CHECK(func(capped, "g").stores == 12);  // counted even when not drawn
+  o.max_points = 5;
+  Explanation few = explain_example("thesis_2_2_tile3.halo", o);
+  CHECK(func(few, "g").last_values.size() == 5);
+  // Stores of g in order: 0 1 2 3 | 3 4 5 6 | 6 7 8 9. Points 0..4 are kept; the stores to
+  // 5, 6, 6, 7, 8, 9 are counted only. Each tile reads 4 points, under the limit.
+  CHECK(func(few, "g").points_not_kept == 6);
+  CHECK(func(few, "g").stores == 12);
+}
+
+TEST_CASE("explain: the trace runs from the iteration's FOR-ITER to the store's ASSN", "[explain]") {
+  const std::set<std::string> fig_2_8 = {"REALIZE", "VAR",   "EVAL", "NOP",  "ASSERT-TRUE", "LET",  "FOR-ITER", "FOR-STOP",
+                                         "IF-T",    "IF-F", "ASSN", "ALLOC", "READ",        "END"};
+  ExplainOptions o;
+  o.point = std::vector<Value>{Value(int64_t{4})};
+  Explanation e = explain_example("thesis_2_2_tile3.halo", o);
+  const StoreTrace& t = e.trace;
+  REQUIRE(t.found);
+  CHECK(t.func == "f");
+  CHECK(t.point == Point{4});
+  CHECK(t.stores_to_point == 1);
+  std::vector<TraceEntry> all = t.head;
+  all.insert(all.end(), t.tail.begin(), t.tail.end());
+  REQUIRE(all.size() >= 3);
+  CHECK(all.front().rule == "FOR-ITER");
+  CHECK_THAT(all.front().redex, Catch::Contains("<f, 0, 0, xi>"));
+  CHECK(all.back().rule == "ASSN");
+  CHECK_THAT(all.back().redex, Catch::StartsWith("f^(0, *)[4] <- 43"));
+  for (size_t i = 0; i < all.size(); ++i) {
+    CHECK(fig_2_8.count(all[i].rule) == 1);
+    if (i) CHECK(all[i].step == all[i - 1].step + 1 + (i == t.head.size() ? t.elided : 0));
+  }
+  // The point g(3) is stored by both tiles: the trace shows the last.
+  o.trace_func = "g";
+  o.trace_point = std::vector<Value>{Value(int64_t{3})};
+  Explanation eg = explain_example("thesis_2_2_tile3.halo", o);
+  REQUIRE(eg.trace.found);
+  CHECK(eg.trace.stores_to_point == 2);
+  CHECK_THAT(eg.trace.head.front().redex, Catch::Contains("<g, 0, 0, x>"));
+  // The derivation is of the chosen output point, rooted at [REALIZE].
+  REQUIRE(e.derivation);
+  CHECK(e.derivation->rule == "REALIZE");
+  CHECK(e.derivation->value == Value(int64_t{43}));
+}
+
+TEST_CASE("explain: options that do not fit the program are bad input", "[explain][cli]") {
+  auto run = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "halo");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    int status = run_cli(int(argv.size()), argv.data(), out, err);
+    return std::make_tuple(status, out.str(), err.str());
+  };
+  std::string tile3 = example_path("thesis_2_2_tile3.halo");
+  auto [s1, o1, e1] = run({"explain", tile3, "--point", "1,2"});
+  CHECK(s1 == 2);
+  CHECK_THAT(e1, Catch::Contains("--point: the func 'f' has 1 dimension(s), the point has 2"));
+  auto [s2, o2, e2] = run({"explain", tile3, "--trace-func", "h"});
+  CHECK(s2 == 2);
+  CHECK_THAT(e2, Catch::Contains("no func 'h'"));
+  auto [s3, o3, e3] = run({"explain", tile3, "--point", "x"});
+  CHECK(s3 == 2);
+  auto path = std::filesystem::temp_directory_path() / "halo_test_explain_cli.html";
+  auto [s4, o4, e4] = run({"explain", tile3, "-o", path.string()});
+  CHECK(s4 == 0);
+  CHECK(o4.empty());
+  std::string page = read(path.string());
+  CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
+  std::filesystem::remove(path);
+  auto [s5, o5, e5] = run({"explain", tile3, "-o", "/nonexistent-dir/report.html"});
+  CHECK(s5 == 2);
+}
+
+TEST_CASE("explain: the page is escaped, self-contained, and its links resolve", "[explain]") {
+  // `<`, `&` and quotes in the program must reach the page only escaped.
+  const std::string src =
+      "# a < b & \"quotes\"\npipeline f() {\n  fun g(x) = { select(x < 3, x, 0 - x) }\n"
+      "  fun f(x) = { g[x] + g[x + 1] }\n}\nschedule {\n  split(<f, 0, 0, x>, xo, xi, 2, guard);\n}\n"
+      "realize () over (0, 5)\n";
+  Explanation e = explain_source(src, "<escape>");
+  std::string page = render_html(e);
+  CHECK(page.find("x < 3") == std::string::npos);
+  CHECK(page.find("x &lt; 3") != std::string::npos);
+  CHECK(page.find("a &lt; b &amp; &quot;quotes&quot;") != std::string::npos);
+  CHECK(page.find("http://") == std::string::npos);
+  CHECK(page.find("https://") == std::string::npos);
+  CHECK(page.find(" src=") == std::string::npos);  // no external script, image or frame
+  for (const char* id : {"algorithm", "lowered", "schedule", "bounds", "completed", "verdict", "pictures", "buffers",
+                         "derivation", "trace", "glossary"})
+    CHECK(page.find(std::string("id=\"") + id + "\"") != std::string::npos);
+  // Every internal link has its target.
+  std::set<std::string> ids;
+  std::regex id_re("id=\"([^\"]+)\""), href_re("href=\"#([^\"]+)\"");
+  for (std::sregex_iterator it(page.begin(), page.end(), id_re), end; it != end; ++it) ids.insert((*it)[1]);
+  size_t links = 0;
+  for (std::sregex_iterator it(page.begin(), page.end(), href_re), end; it != end; ++it, ++links) {
+    INFO((*it)[1]);
+    CHECK(ids.count((*it)[1]) == 1);
+  }
+  CHECK(links > 20);
+  // The split's change is highlighted: its new loops are added lines.
+  CHECK(page.find("<span class=\"add\">+       for &lt;f, 0, 0, xo&gt;") != std::string::npos);
+  // Tags balance.
+  for (const char* tag : {"details", "svg", "section", "table", "figure", "pre"}) {
+    INFO(tag);
+    auto count = [&](const std::string& s) {
+      size_t n = 0;
+      for (size_t p = page.find(s); p != std::string::npos; p = page.find(s, p + 1)) ++n;
+      return n;
+    };
+    CHECK(count(std::string("<") + tag + " ") + count(std::string("<") + tag + ">") == count(std::string("</") + tag + ">"));
+  }
+}
+
+TEST_CASE("explain: 2-D funcs, failed bounds and empty windows still give a page", "[explain]") {
+  Explanation blur = explain_example("blur.halo");
+  const FuncObservation& g = func(blur, "g");
+  REQUIRE(g.tiles.size() == 1);  // 6 rows, split by 8: one tile
+  CHECK(g.tiles[0].label == "yo = 0");
+  CHECK(g.tiles[0].allocated->dims.size() == 2);
+  std::string page = render_html(blur);
+  CHECK(page.find("class=\"iteration-space\"") != std::string::npos);
+  CHECK(page.find("class=\"heat\"") != std::string::npos);
+
+  Explanation hist = explain_example("histogram.halo");  // β0 gives up on the scatter
+  CHECK_FALSE(hist.beta0_ok);
+  CHECK_FALSE(hist.observation.ran);
+  CHECK_THAT(hist.observation.note, Catch::Contains("β0 found no finite bounds"));
+  CHECK_FALSE(hist.trace.found);
+  CHECK(render_html(hist).find("id=\"glossary\"") != std::string::npos);
+
+  ExplainOptions o;
+  o.input.windows = {"0,0"};
+  Explanation empty = explain_example("thesis_2_2.halo", o);
+  CHECK_FALSE(empty.derivation);
+  CHECK_THAT(empty.derivation_note, Catch::Contains("R(z) is empty"));
+  CHECK(render_html(empty).find("id=\"derivation\"") != std::string::npos);
+}
+
+TEST_CASE("explain: a limit stops a part of the report, not the report", "[explain]") {
+  ExplainOptions o;
+  o.limits.max_steps = 150;  // the oracle's run of tile3 takes 260 steps
+  Explanation e = explain_example("thesis_2_2_tile3.halo", o);
+  CHECK_FALSE(e.verdict);
+  CHECK_THAT(e.verdict_note, Catch::Contains("--max-steps"));
+  CHECK_THAT(e.observation.note, Catch::Contains("limit"));
+  CHECK(render_html(e).find("id=\"pictures\"") != std::string::npos);
+}
+
+TEST_CASE("explain: the line diff is a longest common subsequence of the two programs", "[explain][props]") {
+  rc::check("both sides are recovered and the common part is as long as an LCS", [] {
+    auto lines = rc::gen::container<std::vector<std::string>>(rc::gen::element<std::string>("a", "b", "c", "{", "}"));
+    const auto a = *rc::gen::resize(12, lines), b = *rc::gen::resize(12, lines);
+    auto join = [](const std::vector<std::string>& ls) {
+      std::string s;
+      for (const auto& l : ls) s += l + "\n";
+      return s;
+    };
+    std::vector<DiffLine> d = line_diff(join(a), join(b));
+    std::vector<std::string> left, right;
+    size_t same = 0;
+    for (const auto& l : d) {
+      if (l.kind != DiffKind::Added) left.push_back(l.text);
+      if (l.kind != DiffKind::Removed) right.push_back(l.text);
+      same += l.kind == DiffKind::Same;
+    }
+    RC_ASSERT(left == a);
+    RC_ASSERT(right == b);
+    // The LCS length by the textbook recursion, memoized.
+    std::map<std::pair<size_t, size_t>, size_t> memo;
+    std::function<size_t(size_t, size_t)> lcs = [&](size_t i, size_t j) -> size_t {
+      if (i == a.size() || j == b.size()) return 0;
+      auto k = std::make_pair(i, j);
+      if (auto it = memo.find(k); it != memo.end()) return it->second;
+      size_t r = a[i] == b[j] ? 1 + lcs(i + 1, j + 1) : std::max(lcs(i + 1, j), lcs(i, j + 1));
+      return memo[k] = r;
+    };
+    RC_ASSERT(same == lcs(0, 0));
+  });
+}
