@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libboost-dev librapidcheck-dev catch2 libfmt-dev libcli11-dev
-          nlohmann-json3-dev libhalide14-0-dev libsimde-dev)
+          nlohmann-json3-dev libhalide14-0-dev libsimde-dev
+          chromium)  # chromium: the headless check of `halo explain` reports (tests/test_explain_browser.cpp)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

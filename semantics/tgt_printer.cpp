@@ -77,8 +77,7 @@ class Printer {
       }
       case StmtKind::For: {
         const auto& f = as<ForStmt>(s);
-        LoopName name{{f.func, {}}, f.spec, f.stage, {f.var, {}}, {}};
-        out += fmt::format("for {} in {} {} ", print_loop_name(name), interval_text(f.min, f.len),
+        out += fmt::format("for {} in {} {} ", print_loop_name(f), interval_text(f.min, f.len),
                            traversal_name(f.order));
         block(f.body, indent);
         return;
@@ -131,6 +130,10 @@ std::string print_tgt(const TgtProgram& p) {
   out += " {\n" + print_stmt(p.body, 1) + "}\n";
   if (p.realize) out += "\n" + print_realization(*p.realize);
   return out;
+}
+
+std::string print_loop_name(const ForStmt& f) {
+  return print_loop_name(LoopName{{f.func, {}}, f.spec, f.stage, {f.var, {}}, {}});
 }
 
 }  // namespace halo

@@ -22,5 +22,7 @@ namespace halo {
 std::string print_tgt(const TgtProgram& p);
 // The statement's lines, each indented by `indent` levels of two spaces and ending in '\n'.
 std::string print_stmt(const Stmt& s, int indent = 0);
+// A loop's name <f, spec, stage, x> (Lemma 2.4), as messages and reports show it.
+std::string print_loop_name(const ForStmt& f);
 
 }  // namespace halo

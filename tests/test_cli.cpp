@@ -1,6 +1,6 @@
 // The command line contract of LANGUAGE.md §2: exit statuses, located errors for every
 // file of the malformed-input corpus, and the JSON shape of `halo eval --json`.
-#include "tools/cli.hpp"
+#include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -13,19 +13,8 @@
 using namespace halo;
 
 namespace {
-struct CliResult {
-  int status;
-  std::string out, err;
-};
-
-CliResult run(std::vector<std::string> args) {
-  args.insert(args.begin(), "halo");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  int status = run_cli(int(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
+using test::CliResult;
+CliResult run(std::vector<std::string> args) { return test::run_halo(std::move(args)); }
 
 std::string example(const char* name) { return std::string(HALO_SOURCE_DIR) + "/examples/" + name; }
 }  // namespace

@@ -3,6 +3,7 @@
 // crash the tool: input errors are located, limits are named, the rest is reported.
 #include "tools/cli.hpp"
 #include "tools/commands.hpp"
+#include "tools/cmd_halide.hpp"
 
 #include "bounds/beta0.hpp"
 #include "bounds/engine.hpp"
@@ -14,6 +15,7 @@
 #include "interp/small_step.hpp"
 #include "lower/brute_force_filling.hpp"
 #include "lower/lower.hpp"
+#include "oracle/quality.hpp"
 #include "oracle/theorems.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
@@ -304,74 +306,36 @@ void print_verdict(const OracleVerdict& v, const std::string& who, std::ostream&
   out << "  " << v.detail << "\n";
 }
 
-// Why a violated case is violated, in terms of the query: the first conjunct of B(T) the
-// completion breaks on this input (bounds/query_check.hpp).
-void explain_with_query(OracleVerdict& v, const TgtProgram& t, const HoleFilling& g, const Input& in,
-                        const Limits& lim) {
-  if (v.holds_serially()) return;
-  try {
-    if (auto q = check_run_against_query(t, g, in, lim))
-      v.detail += fmt::format("; first violated conjunct of B(T): {} ({})", q->conjunct, q->origin);
-  } catch (const std::exception&) {
-    // The explanation is a courtesy: the verdict stands without it.
-  }
-}
-
 int cmd_oracle(const CommonOptions& o, std::ostream& out) {
   Program prog = load(o);
   Input in = resolve_input(prog, InputOverrides{o.params, o.windows});
   TgtProgram t = schedule_pipeline(prog);
+  if (!o.engine.empty()) {
+    // Def. 2.5: wherever β0's completion computes P's output, the engine's must too; and the
+    // engine's completion is itself held to Theorems 2.1 and 2.2 (oracle/quality.hpp).
+    EngineVerdict ev = check_engine(prog, t, in, o.limits(), o.engine, o.engine_timeout);
+    if (o.json) {
+      out << engine_verdict_to_json(ev).dump() << "\n";
+    } else {
+      print_verdict(ev.beta0, "β0's completion", out);
+      if (ev.engine_failed) out << "the engine's completion:\n  the engine failed: " << ev.engine.detail << "\n";
+      else print_verdict(ev.completion, "the engine's completion", out);
+      out << fmt::format("Def. 2.5 (bounds quality): {}\n", ev.quality ? "holds" : "VIOLATED");
+      out << (ev.holds() ? "verdict: holds\n" : "verdict: violated: " + ev.detail + "\n");
+    }
+    return ev.holds() ? kExitOk : kExitFinding;
+  }
   Query q = extract_query(t);
   Beta0Result b = run_beta0(q, t);
   Beta0Completion c = complete_with_beta0(q, t);
   OracleVerdict v = check_theorems(prog, c.program, in, o.limits());
   if (c.ok) explain_with_query(v, t, b.filling, in, o.limits());
-  if (o.engine.empty()) {
-    if (o.json) {
-      out << verdict_to_json(v).dump() << "\n";
-    } else {
-      print_verdict(v, c.ok ? "β0's completion" : "β0's completion (no finite bounds: " + c.reason + ")", out);
-    }
-    return v.holds() ? kExitOk : kExitFinding;
-  }
-
-  // Def. 2.5: wherever β0's completion computes P's output, the engine's must too; and the
-  // engine's completion is itself held to Theorems 2.1 and 2.2.
-  EngineResult er = run_engine(o.engine, q, t, o.engine_timeout);
-  bool engine_failed = er.kind == EngineResult::Kind::Failed;
-  OracleVerdict ve;
-  if (!engine_failed) {
-    ve = check_theorems(prog, complete_with(er, t), in, o.limits());
-    if (er.kind == EngineResult::Kind::Filled) explain_with_query(ve, t, er.filling, in, o.limits());
-  }
-  bool beta0_good = !v.reference_has_error && !v.assertion_failed && v.confluent && v.run.status == RunStatus::Ok;
-  bool engine_good = !engine_failed && ve.run.status == RunStatus::Ok && ve.confluent && !ve.reference_has_error;
-  bool quality = !beta0_good || engine_good;
-  bool holds = !engine_failed && ve.holds() && quality;
-  std::string detail = engine_failed ? "the engine failed: " + er.detail
-                       : !ve.holds() ? ve.detail
-                       : !quality    ? "Def. 2.5 violated: β0's completion computes P(z) but the engine's does not: " +
-                                        ve.detail
-                                     : ve.detail;
   if (o.json) {
-    nlohmann::json j = engine_failed ? nlohmann::json{{"memory_safe", true}, {"assertion_failed", false},
-                                                      {"reference_has_error", v.reference_has_error},
-                                                      {"confluent", true}}
-                                     : verdict_to_json(ve);
-    j["quality"] = quality;
-    j["engine_failed"] = engine_failed;
-    j["verdict"] = holds ? "holds" : "violated";
-    j["detail"] = detail;
-    j["beta0"] = verdict_to_json(v);
-    out << j.dump() << "\n";
+    out << verdict_to_json(v).dump() << "\n";
   } else {
-    print_verdict(v, "β0's completion", out);
-    if (engine_failed) out << "the engine's completion:\n  the engine failed: " << er.detail << "\n";
-    else print_verdict(ve, "the engine's completion", out);
-    out << fmt::format("Def. 2.5 (bounds quality): {}\n", quality ? "holds" : "VIOLATED");
-    out << (holds ? "verdict: holds\n" : "verdict: violated: " + detail + "\n");
+    print_verdict(v, c.ok ? "β0's completion" : "β0's completion (no finite bounds: " + c.reason + ")", out);
   }
-  return holds ? kExitOk : kExitFinding;
+  return v.holds() ? kExitOk : kExitFinding;
 }
 
 }  // namespace
@@ -408,6 +372,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   bounds->add_flag("--json", bounds_opts.json, "machine-readable output");
   auto* oracle = app.add_subcommand("oracle", "check Theorems 2.1 and 2.2 for this case (and Def. 2.5 with --engine)");
   add_common(oracle, oracle_opts, true);
+  cli::HalideOracleFlags oracle_halide;  // --target halide (tools/cmd_halide.cpp)
+  cli::add_halide_oracle_flags(oracle, oracle_halide);
   auto* lower = app.add_subcommand("lower", "print L(P), the target program with holes (fig. 2.9)");
   add_common(lower, lower_opts, false);
   lower->add_flag("--json", lower_opts.json, "the program in JSON (docs/target-syntax.md)");
@@ -429,6 +395,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   // Subcommands defined in files of their own (tools/commands.hpp).
   std::vector<cli::Subcommand> extra;
+  extra.push_back(cli::register_explain(app));
+  extra.push_back(cli::register_fuzz(app));
+  extra.push_back(cli::register_comply(app));
+  extra.push_back(cli::register_beta0_engine(app));
+  extra.push_back(cli::register_kernel(app));
 
   try {
     app.parse(argc, argv);
@@ -451,6 +422,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*lower) return cmd_lower(lower_opts, out);
     if (*schedule) return cmd_schedule(schedule_opts, schedule_steps, out);
     if (*bounds) return cmd_bounds(bounds_opts, out);
+    if (*oracle && oracle_halide.target == "halide")
+      return cli::run_halide_oracle(oracle_halide, oracle_opts.file, oracle_opts.params, oracle_opts.windows,
+                                    oracle_opts.json, oracle_opts.limits(), out, err);
     if (*oracle) return cmd_oracle(oracle_opts, out);
     if (*run) return cmd_run(run_opts, fill, trace, out);
     if (*eval) return cmd_eval(eval_opts, derivation_point, derivation_lines, evaluator, out);
