@@ -138,7 +138,7 @@ TEST_CASE("[OP-EVAL] division and modulo by zero are 0 and Euclidean", "[bigstep
   // -7 = (-4)(2) + 1: -4 * 10 + 1 = -39.
 }
 
-TEST_CASE("[FUNC-EVAL] the thesis §2.2 program g(x) = x * x; f(x) = g[x] + g[x+1]", "[bigstep]") {
+TEST_CASE("[FUNC-EVAL] the thesis §2.2 program g(x) = x * x, f(x) = g[x] + g[x+1]", "[bigstep]") {
   const char* src = R"(
 pipeline f() {
   fun g(x) = { x * x }

@@ -188,7 +188,7 @@ TEST_CASE("campaign: Ctrl-C stops a campaign cleanly and keeps its findings", "[
   fs::remove(out);
 }
 
-TEST_CASE("comply: the weak and the unsound example engines are caught with minimized cases; β0 complies",
+TEST_CASE("comply: the weak and the unsound example engines are caught with minimized cases, and β0 complies",
           "[fuzz][campaign][engine]") {
   auto comply = [&](const std::string& engine, const std::string& dir) {
     CliResult r = run({"comply", "--engine", "HALO=" + kHalo + " " + engine, "--cases", "40", "--seed", "3",

@@ -397,7 +397,7 @@ TEST_CASE("gemmini: weight-stationary preload/compute matches A B + D on random 
 }
 
 TEST_CASE("gemmini: output-stationary compute accumulates in the array and shifts with rounding into the "
-          "scratchpad; transposed A, strides, garbage addresses",
+          "scratchpad, with transposed A, strides and garbage addresses",
           "[gemmini]") {
   Session s;
   Tile A{16, 16, std::vector<int8_t>(256)}, B{16, 16, std::vector<int8_t>(256)}, D{16, 16, std::vector<int8_t>(256)};

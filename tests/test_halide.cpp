@@ -362,7 +362,7 @@ TEST_CASE("Halide: every bundled example equals the reference or is a documented
   CHECK(ran >= 10);
 }
 
-TEST_CASE("Halide: a short fixed-seed campaign; every finding reproduces from its files", "[halide]") {
+TEST_CASE("Halide: a short fixed-seed campaign, and every finding reproduces from its files", "[halide]") {
   // Findings in Halide are expected, not failures of this test; each must reproduce when
   // its minimized case is run again, from the files the campaign wrote.
   std::filesystem::path dir = std::filesystem::temp_directory_path() / ("halo_halide_campaign_" + std::to_string(getpid()));

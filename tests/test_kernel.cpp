@@ -71,7 +71,7 @@ struct Scratch {
 };
 }  // namespace
 
-TEST_CASE("kernel: the Gemmini matmul holds; its tile off by one and its stale configuration are flagged",
+TEST_CASE("kernel: the Gemmini matmul holds, its tile off by one and its stale configuration are flagged",
           "[kernel][examples]") {
   nlohmann::json ok = run_json(kernel_example("gemmini_matmul"));
   CHECK(ok["verdict"] == "holds");
@@ -93,7 +93,7 @@ TEST_CASE("kernel: the Gemmini matmul holds; its tile off by one and its stale c
   CHECK(stale["memory_safe"] == true);
 }
 
-TEST_CASE("kernel: the Gemmini convolution holds; with a wrong stride it mismatches and reads past its input",
+TEST_CASE("kernel: the Gemmini convolution holds, with a wrong stride it mismatches and reads past its input",
           "[kernel][examples]") {
   nlohmann::json ok = run_json(kernel_example("gemmini_conv"));
   CHECK(ok["verdict"] == "holds");
@@ -107,7 +107,7 @@ TEST_CASE("kernel: the Gemmini convolution holds; with a wrong stride it mismatc
   CHECK(any_finding(bad, "gemmini-memory", "past the end of input inp (int8_t[10][19][20])"));
 }
 
-TEST_CASE("kernel: the AVX-512 SGEMM micro-kernel holds (natively too where the host has AVX-512F); its "
+TEST_CASE("kernel: the AVX-512 SGEMM micro-kernel holds (natively too where the host has AVX-512F), its "
           "out-of-bounds masked load is caught",
           "[kernel][examples]") {
   nlohmann::json ok = run_json(kernel_example("avx512_sgemm"), {"--native"});

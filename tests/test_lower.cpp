@@ -130,7 +130,7 @@ TEST_CASE("lower: pure dimensions absent from a stage get no loop and no hole", 
   CHECK(scopes.count(cpu_hole("f", FuncLabel::kShared, 2, "x", false)) == 0);
 }
 
-TEST_CASE("lower: a self-reference names the previous stage; the store and holes name its own", "[lower]") {
+TEST_CASE("lower: a self-reference names the previous stage, the store and holes name its own", "[lower]") {
   // Three stages: stage 1 reads f^(0, 0), stage 2 reads f^(1, 0); only stage 2, the last,
   // uses the shared hole and label. Another func's references name its last stage, g^(2, *).
   check_lowers_to(R"(pipeline f() {

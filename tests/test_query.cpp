@@ -135,7 +135,7 @@ TEST_CASE("query: B(assert), B(nop), B(let), B(if)", "[bounds]") {
   CHECK(q->kids[8]->kind == QueryKind::Cover);
 }
 
-TEST_CASE("query: B(allocate; s) scopes over the rest of the sequence; B(store) with reads in indices", "[bounds]") {
+TEST_CASE("query: B(allocate then s) scopes over the rest of the sequence, B(store) with reads in indices", "[bounds]") {
   TgtProgram t = tgt(R"(target pipeline f() over (x_min, x_len) {
   allocate f((?mem<f, x>.min, ?mem<f, x>.len));
   assert 1;

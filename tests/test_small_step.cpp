@@ -158,7 +158,7 @@ TEST_CASE("smallstep: [VAR] reads Σ", "[smallstep]") {
   CHECK(rec.count("VAR") == 1);  // the constants 0 and 5 are already values: no step
 }
 
-TEST_CASE("smallstep: [NOP] once per `;`, whatever the nesting", "[smallstep]") {
+TEST_CASE("smallstep: [NOP] once per sequence s1 then s2, whatever the nesting", "[smallstep]") {
   // allocate; nop; nop; store — a sequence of 4 statements has 3 `;`: 3 NOP steps.
   // Steps: REALIZE, ALLOC, NOP, NOP, NOP, ASSN, END = 7.
   Recorder rec;
@@ -209,7 +209,7 @@ TEST_CASE("smallstep: [LET] adds a binding to the flat Σ", "[smallstep]") {
   CHECK(again.output.values == ints({20}));
 }
 
-TEST_CASE("smallstep: [FOR-ITER] binds x and leaves s; for x in (c+1, l-1)", "[smallstep]") {
+TEST_CASE("smallstep: [FOR-ITER] binds x and leaves s, for x in (c+1, l-1)", "[smallstep]") {
   // out[x] = x * x over (3, 3): 9 16 25. Three FOR-ITER from (3, 3) down to (5, 1).
   const char* src = R"(target pipeline out() over (x_min, x_len) {
     allocate out((3, 3));

@@ -52,6 +52,10 @@ void limit_child(double timeout_seconds, uint64_t address_space_limit) {
 
 bool address_sanitizer_active() { return kAddressSanitizer; }
 
+void default_crash_signals() {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
+}
+
 uint64_t current_address_space() {
   // Plain system calls: iostreams in a freshly forked child cost milliseconds.
   int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
@@ -114,6 +118,7 @@ IsolatedRun run_isolated(const std::function<int(int report_fd)>& body, double t
     dup2(out_pipe[1], 2);
     close(out_pipe[1]);
     signal(SIGPIPE, SIG_IGN);
+    default_crash_signals();
     limit_child(timeout_seconds, address_space_limit);
     int code = 120;
     try {

@@ -35,6 +35,10 @@ IsolatedRun run_isolated(const std::function<int(int report_fd)>& body, double t
 uint64_t current_address_space();
 // Built with AddressSanitizer (whose shadow memory rules out an address-space limit)?
 bool address_sanitizer_active();
+// In a child about to run candidate code: crash signals get their default action again, so
+// a crash ends the child with its own signal (SIGSEGV, not a sanitizer's abort) whatever
+// handlers halo's build installed; the finding's signature then does not depend on it.
+void default_crash_signals();
 
 // Writes all of `data` to `fd` (retrying short writes); false on error.
 bool write_all(int fd, const std::string& data);

@@ -47,6 +47,7 @@ bool read_exact(int fd, void* data, size_t n) {
 [[noreturn]] void serve(int request_fd, int report_fd, const std::function<void()>& init,
                         const Worker::Handler& handler) {
   signal(SIGPIPE, SIG_IGN);
+  default_crash_signals();
   rlimit core{0, 0};
   setrlimit(RLIMIT_CORE, &core);
   init();
