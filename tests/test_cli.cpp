@@ -3,6 +3,8 @@
 #include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -38,6 +40,26 @@ TEST_CASE("cli: every malformed input gets exit 2 and a located message", "[cli]
     std::string want = f.string() + ":" + m[1].str() + ":" + m[2].str() + ": error: ";
     INFO(r.err);
     CHECK(r.err.rfind(want, 0) == 0);
+  }
+}
+
+TEST_CASE("cli: negative counts, limits and durations are usage errors, not huge values", "[cli]") {
+  // CLI11 converts "-1" to an unsigned option by wrapping it; each numeric limit checks its sign.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"eval", example("blur.halo"), "--max-steps", "-1"},
+           {"run", example("blur.halo"), "--max-memory", "-5"},
+           {"oracle", example("blur.halo"), "--timeout", "-2"},
+           {"fuzz", "--cases", "-3"},
+           {"fuzz", "--cases", "0"},
+           {"fuzz", "--time", "-1"},
+           {"fuzz", "--max-findings", "-1"},
+           {"comply", "--engine", "true", "--engine-timeout", "-1"},
+           {"explain", example("blur.halo"), "--max-steps", "-1"},
+           {"oracle", example("blur.halo"), "--target", "halide", "--halide-timeout", "-1"}}) {
+    INFO(fmt::format("{}", fmt::join(args, " ")));
+    CliResult r = run(args);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
   }
 }
 

@@ -133,22 +133,29 @@ int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& 
 }  // namespace
 
 void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o) {
-  cmd->add_option("--cases", o.cases, "run this many cases (default 1000 unless --time is given)");
-  cmd->add_option("--time", o.seconds, "run cases for this many seconds (with --cases: whichever ends first)");
+  cmd->add_option("--cases", o.cases, "run this many cases (default 1000 unless --time is given)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--time", o.seconds, "run cases for this many seconds (with --cases: whichever ends first)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", o.seed, "the campaign seed: the same seed gives the same cases")->capture_default_str();
   cmd->add_option("--out", o.out_dir, "write each finding here: a minimized .halo case and a JSON record");
   cmd->add_flag("--json", o.json, "print the summary as JSON on stdout");
   cmd->add_option("--shard", o.shard, "run only cases k with k mod N = I (I/N), to split a campaign across machines")
       ->capture_default_str();
   cmd->add_option("--max-findings", o.max_findings, "stop after this many distinct findings (0: no limit)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--shrink-tries", o.shrink_tries, "check at most this many smaller candidates per finding")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--shrink-time", o.shrink_seconds, "shrink each finding for at most this many seconds")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--max-steps", o.max_steps, "per case: stop an evaluation after this many steps (not a finding)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--case-timeout", o.case_timeout, "per case: stop an evaluation after this many seconds (not a finding)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--replay", o.replay, "check these .halo files instead of generating cases (repeatable)");
   cmd->add_option("--fuzzer-input", o.fuzzer_inputs,

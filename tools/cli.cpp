@@ -64,10 +64,14 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
   cmd->add_option("--param", o.params, "set a pipeline parameter, NAME=VALUE (repeatable)");
   cmd->add_option("--window", o.windows, "output interval MIN,LEN, one per output dimension (repeatable)");
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
-  cmd->add_option("--max-steps", o.max_steps, "stop after this many evaluation steps")->capture_default_str();
-  cmd->add_option("--max-memory", o.max_memory_mib, "memory limit for memo tables and buffers, in MiB")
+  cmd->add_option("--max-steps", o.max_steps, "stop after this many evaluation steps")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--timeout", o.timeout, "stop after this many seconds (0: no limit)")->capture_default_str();
+  cmd->add_option("--max-memory", o.max_memory_mib, "memory limit for memo tables and buffers, in MiB")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--timeout", o.timeout, "stop after this many seconds (0: no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
 }
 
 Program load(const CommonOptions& o) {
@@ -389,7 +393,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     cmd->add_option("--engine", o->engine,
                     "an external bounds engine: a command reading the query (JSON) on stdin and writing the "
                     "hole substitution (JSON) on stdout (docs/bounds-engines.md)");
-    cmd->add_option("--engine-timeout", o->engine_timeout, "seconds the engine may take")->capture_default_str();
+    cmd->add_option("--engine-timeout", o->engine_timeout, "seconds the engine may take")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
   }
 
 

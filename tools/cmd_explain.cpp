@@ -88,9 +88,9 @@ Subcommand register_explain(CLI::App& app) {
                                                   "the output)");
   cmd->add_option("--trace-point", st->trace_point, "the point of --trace-func whose store is traced (default: --point "
                                                     "for the output, else the func's first point)");
-  cmd->add_option("--max-steps", st->max_steps, "stop each evaluation after this many steps")->capture_default_str();
+  cmd->add_option("--max-steps", st->max_steps, "stop each evaluation after this many steps")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--timeout", st->timeout, "stop each evaluation after this many seconds (0: no limit)")
-      ->capture_default_str();
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   return Subcommand{cmd, [st](std::ostream& out, std::ostream&) { return explain_action(*st, out); }};
 }
 

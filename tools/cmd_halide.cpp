@@ -27,7 +27,7 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
                    "with --target halide: skip the traced run that checks every load and store of every func");
   oracle->add_option("--halide-timeout", f.halide_timeout,
                      "with --target halide: seconds Halide may take to compile and run the case")
-      ->capture_default_str();
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   oracle->add_option("--emit-cpp", f.emit_cpp,
                      "with --target halide: write the standalone Halide C++ reproducer to this file (- for stdout)");
 }
@@ -70,7 +70,7 @@ void add_halide_fuzz_flags(CLI::App* fuzz, HalideFuzzFlags& f) {
                  "with --target halide: skip the traced run that checks every load and store of every func");
   fuzz->add_option("--halide-timeout", f.halide_timeout,
                    "with --target halide: seconds Halide may take to compile and run one case (more is a hang)")
-      ->capture_default_str();
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   fuzz->add_flag("--triage", f.triage,
                  "with --target halide: group the findings by failure signature, one representative each");
 }
