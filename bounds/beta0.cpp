@@ -214,9 +214,14 @@ std::optional<HoleFilling> lift_beta0(const Query& q, const TgtProgram& t, std::
 }
 
 Beta0Completion complete_with_beta0(const Query& q, const TgtProgram& t) {
+  return complete_with_beta0(run_beta0(q, t), t);
+}
+
+Beta0Completion complete_with_beta0(const Beta0Result& r, const TgtProgram& t) {
   Beta0Completion c;
-  if (auto g = lift_beta0(q, t, &c.reason)) {
-    c.program = fill_holes(t, *g);
+  c.reason = r.why_failed;
+  if (r.ok) {
+    c.program = fill_holes(t, r.filling);
     c.ok = true;
     return c;
   }

@@ -51,5 +51,8 @@ struct Beta0Completion {
 Beta0Completion complete_with_beta0(const TgtProgram& t);
 // The same from an already-extracted query.
 Beta0Completion complete_with_beta0(const Query& q, const TgtProgram& t);
+// The same from β0's answer on t's query, for callers that also show or use the answer
+// (β0 then runs once).
+Beta0Completion complete_with_beta0(const Beta0Result& r, const TgtProgram& t);
 
 }  // namespace halo

@@ -99,7 +99,11 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << contents;
     out.flush();
-    if (!out) throw InputError(Diagnostic{tmp.string(), {}, "cannot write the finding file"});
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(tmp, ignored);  // a full disk must not leave half a finding behind
+      throw InputError(Diagnostic{tmp.string(), {}, "cannot write the finding file"});
+    }
   }
   std::error_code ec;
   fs::rename(tmp, target, ec);

@@ -154,7 +154,9 @@ bool is_valid_case(const Program& p) {
   try {
     schedule_pipeline(p);
     resolve_input(p, {});
-  } catch (const InputError&) {
+  } catch (const std::exception&) {
+    // Rejected input, or a variant on which halo itself fails: either way not a candidate
+    // the shrinker may keep (the finding being shrunk is checked by the caller's guard).
     return false;
   }
   return true;

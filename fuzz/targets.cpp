@@ -71,10 +71,10 @@ std::optional<Prepared> prepare(const Program& generated, CaseResult& r) {
   return p;
 }
 
-// Runs `body`, turning a resource limit into Verdict::Limit and anything halo throws into
-// an internal-error finding (a crash of halo on a valid case is a bug too).
-template <typename Body>
-CaseResult guarded(Body body) {
+
+}  // namespace
+
+CaseResult guarded(const std::function<CaseResult(CaseResult&)>& body) {
   CaseResult r;
   try {
     return body(r);
@@ -92,8 +92,6 @@ CaseResult guarded(Body body) {
   return r;
 }
 
-}  // namespace
-
 Limits default_case_limits() {
   Limits l;
   l.max_steps = 2'000'000;
@@ -109,7 +107,7 @@ CaseResult check_self(const Program& prog, const Limits& lim) {
     const TgtProgram& t = p->target;
     Query q = extract_query(t);
     Beta0Result b = run_beta0(q, t);
-    Beta0Completion c = complete_with_beta0(q, t);
+    Beta0Completion c = complete_with_beta0(b, t);
     r.outcomes.push_back(c.ok ? "beta0:ok" : "beta0:gave-up");
     OracleVerdict v = check_theorems(p->prog, c.program, p->input, lim);
     r.outcomes.push_back(std::string("status:") + run_status_name(v.run.status));

@@ -37,6 +37,11 @@ struct CaseResult {
 
 using CaseCheck = std::function<CaseResult(const Program&)>;
 
+// Runs one case's check: a resource limit (or exhausted memory) is Verdict::Limit, and
+// anything halo throws is an internal-error finding (a crash of halo on a valid case is a
+// bug too), so that no case can end a campaign.
+CaseResult guarded(const std::function<CaseResult(CaseResult&)>& body);
+
 // Limits for one case of a campaign: small enough that no case takes long.
 Limits default_case_limits();
 

@@ -25,7 +25,7 @@ EngineVerdict check_engine(const Program& prog, const TgtProgram& t, const Input
   EngineVerdict ev;
   Query q = extract_query(t);
   Beta0Result b = run_beta0(q, t);
-  Beta0Completion c = complete_with_beta0(q, t);
+  Beta0Completion c = complete_with_beta0(b, t);
   ev.beta0 = check_theorems(prog, c.program, in, lim);
   if (c.ok) explain_with_query(ev.beta0, t, b.filling, in, lim);
 

@@ -282,7 +282,7 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
     return kExitOk;
   }
   Beta0Result r = run_beta0(q, t);
-  Beta0Completion c = complete_with_beta0(q, t);
+  Beta0Completion c = complete_with_beta0(r, t);
   if (o.json) {
     nlohmann::json fill = nlohmann::json::object();
     for (const auto& [h, e] : r.filling) fill[h.to_string()] = print_expr(e);
@@ -331,7 +331,7 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
   }
   Query q = extract_query(t);
   Beta0Result b = run_beta0(q, t);
-  Beta0Completion c = complete_with_beta0(q, t);
+  Beta0Completion c = complete_with_beta0(b, t);
   OracleVerdict v = check_theorems(prog, c.program, in, o.limits());
   if (c.ok) explain_with_query(v, t, b.filling, in, o.limits());
   if (o.json) {

@@ -26,7 +26,7 @@ Subcommand register_fuzz(CLI::App& app) {
       ->check(CLI::IsMember({"self", "halide"}))
       ->capture_default_str();
   add_campaign_options(cmd, o->campaign);
-  add_halide_fuzz_flags(cmd, o->halide);
+  add_halide_fuzz_flags(cmd, o->target, o->halide);
   return {cmd, [o](std::ostream& out, std::ostream& err) {
             CampaignCommand c;
             c.name = "fuzz";

@@ -3,6 +3,7 @@
 
 #include "oracle/targets/halide/fuzz_target.hpp"
 #include "oracle/targets/halide/halide_oracle.hpp"
+#include "oracle/targets/halide/jit.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
@@ -14,6 +15,30 @@
 
 namespace halo::cli {
 
+namespace {
+
+// A mistyped target string is a usage error, not a case Halide "rejects" (which a campaign
+// would count as a finding in every case).
+CLI::Validator halide_target_string() {
+  return CLI::Validator(
+      [](std::string& s) {
+        return halide::valid_halide_target(s) ? std::string() : "not a Halide target string: " + s;
+      },
+      "TARGET");
+}
+
+// The Halide flags mean nothing for another target; silently ignoring them would hide a
+// mistake (an --emit-cpp that writes nothing).
+void halide_flags_need_target(CLI::App* cmd, const std::string& target, std::vector<const char*> flags) {
+  cmd->parse_complete_callback([cmd, &target, flags] {
+    if (target == "halide") return;
+    for (const char* flag : flags)
+      if (cmd->count(flag) > 0) throw CLI::ValidationError(flag, "needs --target halide");
+  });
+}
+
+}  // namespace
+
 void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
   oracle->add_option("--target", f.target,
                      "self: halo's own completed program (default); halide: the Halide 14 compiler "
@@ -22,6 +47,7 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
       ->capture_default_str();
   oracle->add_option("--halide-target", f.halide_target,
                      "with --target halide: the Halide target string to JIT-compile for (host = the machine)")
+      ->check(halide_target_string())
       ->capture_default_str();
   oracle->add_flag("--no-memcheck", f.no_memcheck,
                    "with --target halide: skip the traced run that checks every load and store of every func");
@@ -30,6 +56,7 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   oracle->add_option("--emit-cpp", f.emit_cpp,
                      "with --target halide: write the standalone Halide C++ reproducer to this file (- for stdout)");
+  halide_flags_need_target(oracle, f.target, {"--halide-target", "--no-memcheck", "--halide-timeout", "--emit-cpp"});
 }
 
 int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
@@ -47,8 +74,17 @@ int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const
   opt.reference_limits = limits;
   opt.reuse_process = false;  // one case: a fresh process, no worker to start and warm
   halide::HalideVerdict v = halide::run_halide_case(prog, in, opt);
+  std::string cpp;
   if (!f.emit_cpp.empty()) {
-    std::string cpp = halide::halide_reproducer(prog, in, v, opt);
+    try {
+      cpp = halide::halide_reproducer(prog, in, v, opt);
+    } catch (const InputError& e) {
+      // Not expressible in Halide or outside the Int(32) model: the verdict says so and
+      // stands; there is just no program to write.
+      err << "note: no reproducer written: " << e.what() << "\n";
+    }
+  }
+  if (!cpp.empty()) {
     if (f.emit_cpp == "-") {
       out << cpp;
     } else {
@@ -58,13 +94,14 @@ int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const
     }
   }
   if (json) out << halide::halide_verdict_to_json(v).dump() << "\n";
-  else if (f.emit_cpp != "-") out << halide::describe_halide_verdict(v);
+  else if (f.emit_cpp != "-" || cpp.empty()) out << halide::describe_halide_verdict(v);
   return v.finding() ? kExitFinding : kExitOk;
 }
 
-void add_halide_fuzz_flags(CLI::App* fuzz, HalideFuzzFlags& f) {
+void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzzFlags& f) {
   fuzz->add_option("--halide-target", f.halide_target,
                    "with --target halide: the Halide target string to JIT-compile for (host = the machine)")
+      ->check(halide_target_string())
       ->capture_default_str();
   fuzz->add_flag("--no-memcheck", f.no_memcheck,
                  "with --target halide: skip the traced run that checks every load and store of every func");
@@ -73,6 +110,7 @@ void add_halide_fuzz_flags(CLI::App* fuzz, HalideFuzzFlags& f) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   fuzz->add_flag("--triage", f.triage,
                  "with --target halide: group the findings by failure signature, one representative each");
+  halide_flags_need_target(fuzz, target, {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage"});
 }
 
 void use_halide_target(const HalideFuzzFlags& f, CampaignCommand& c) {

@@ -33,7 +33,8 @@ struct HalideFuzzFlags {
   double halide_timeout = 60;
   bool triage = false;
 };
-void add_halide_fuzz_flags(CLI::App* fuzz, HalideFuzzFlags& f);
+// `target` is the fuzz command's --target (the Halide flags require it to be halide).
+void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzzFlags& f);
 void use_halide_target(const HalideFuzzFlags& f, CampaignCommand& c);
 
 int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -63,8 +64,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: halo_fuzz_target --write-corpus DIR N [SEED]\n");
       return 2;
     }
+    // std::stoull reads "-1" as 2^64 - 1: a sign is refused before it gets there.
+    auto count = [](const std::string& text) {
+      if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw std::invalid_argument(text);
+      return std::stoull(text);
+    };
     try {
-      return write_corpus(args[1], std::stoull(args[2]), args.size() > 3 ? std::stoull(args[3]) : 1);
+      return write_corpus(args[1], count(args[2]), args.size() > 3 ? count(args[3]) : 1);
     } catch (const std::exception&) {
       std::fprintf(stderr, "halo_fuzz_target: N and SEED are non-negative integers\n");
       return 2;

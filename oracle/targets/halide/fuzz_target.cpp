@@ -28,24 +28,18 @@ std::string shrink_kind(const HalideVerdict& v) {
 }
 
 fuzz::CaseResult check_halide_case(const Program& prog, const Limits& lim, const HalideOptions& opt) {
-  fuzz::CaseResult r;
   HalideOptions o = opt;
   o.reference_limits = lim;
-  HalideVerdict v;
-  try {
-    Input in = resolve_input(prog, {});
-    v = run_halide_case(prog, in, o);
-  } catch (const ResourceLimit& e) {
-    r.verdict = fuzz::CaseResult::Verdict::Limit;
-    r.detail = e.what();
-    r.outcomes.push_back("halide:limit");
+  fuzz::CaseResult r = fuzz::guarded([&](fuzz::CaseResult& r) {
+    HalideVerdict v = run_halide_case(prog, resolve_input(prog, {}), o);
+    r.outcomes.push_back(std::string("halide:") + outcome_name(v.outcome));
+    if (!v.finding()) return r;
+    r.verdict = fuzz::CaseResult::Verdict::Finding;
+    r.kind = shrink_kind(v);
+    r.detail = fmt::format("{} (signature {})", v.detail, v.signature);
     return r;
-  }
-  r.outcomes.push_back(std::string("halide:") + outcome_name(v.outcome));
-  if (!v.finding()) return r;
-  r.verdict = fuzz::CaseResult::Verdict::Finding;
-  r.kind = shrink_kind(v);
-  r.detail = fmt::format("{} (signature {})", v.detail, v.signature);
+  });
+  if (r.verdict == fuzz::CaseResult::Verdict::Limit) r.outcomes.push_back("halide:limit");
   return r;
 }
 
@@ -69,7 +63,7 @@ nlohmann::json finish_halide_campaign(fuzz::CampaignSummary& s, const HalideOpti
       Input in = resolve_input(f.minimized, {});
       v = run_halide_case(f.minimized, in, opt);
       reproduced = v.finding() && shrink_kind(v) == f.kind;
-      signature = v.signature;
+      if (reproduced) signature = v.signature;
       if (!f.halo_file.empty() && v.finding()) {
         std::string cpp = fs::path(f.halo_file).replace_extension(".cpp").string();
         fuzz::write_file_atomically(cpp, halide_reproducer(f.minimized, in, v, opt));

@@ -257,9 +257,11 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
               const Program& prog, const Input& in, const HalideOptions& opt, const Int32ModelResult& model) {
   v.phase = rep.last_phase;
   v.output_tail = run.output_tail;
-  bool oom_text = run.output_tail.find("out of memory") != std::string::npos ||
-                  run.output_tail.find("Out of memory") != std::string::npos ||
-                  run.output_tail.find("bad_alloc") != std::string::npos;
+  auto mentions_oom = [](const std::string& text) {
+    return text.find("out of memory") != std::string::npos || text.find("Out of memory") != std::string::npos ||
+           text.find("bad_alloc") != std::string::npos;
+  };
+  bool oom_text = mentions_oom(run.output_tail);
   if (run.end == IsolatedRun::End::CouldNotStart) throw std::runtime_error("cannot start Halide's process: " + run.error);
   if (run.end == IsolatedRun::End::TimedOut) {
     v.outcome = HalideOutcome::Hang;
@@ -312,6 +314,13 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
         }
         return;
       case JitResult::Status::RuntimeError: {
+        if (mentions_oom(r->message)) {  // halide_malloc failed under the memory limit: no check of Halide's
+          v.outcome = HalideOutcome::OutOfMemory;
+          v.message = "out of memory";
+          v.detail = fmt::format("Halide ran out of its {} MiB (phase {}): {}", opt.max_memory_bytes >> 20, v.phase,
+                                 first_line(r->message));
+          return;
+        }
         if (model.unbounded_region) {
           v.outcome = HalideOutcome::NotExpressible;
           v.detail = fmt::format("Halide cannot bound a region that depends on func values ({}); it stops with: {}",

@@ -111,6 +111,7 @@ uint64_t box_volume(const Box& b) {
 
 struct Context : Halide::JITUserContext {
   GuardedHeap* heap = nullptr;
+  std::mutex errors_mutex;  // tasks of a parallel loop may report errors at the same time
   std::vector<std::string> errors;
   // memcheck. Halide makes Func names unique within a process (a second "g" is "g$1"):
   // trace events carry Halide's name, reports use halo's.
@@ -126,6 +127,7 @@ Context* ctx_of(Halide::JITUserContext* u) { return static_cast<Context*>(u); }
 
 void on_error(Halide::JITUserContext* u, const char* msg) {
   Context* c = ctx_of(u);
+  std::lock_guard<std::mutex> lock(c->errors_mutex);
   if (c->errors.size() < 8) c->errors.emplace_back(msg);
 }
 void on_print(Halide::JITUserContext*, const char*) {}
@@ -512,6 +514,10 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
 }
 
 }  // namespace
+
+bool valid_halide_target(const std::string& target) {
+  return target == "host" || Halide::Target::validate_target_string(target);
+}
 
 const char* jit_status_name(JitResult::Status s) {
   switch (s) {

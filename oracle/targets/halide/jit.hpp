@@ -59,6 +59,9 @@ struct JitResult {
 
 const char* jit_status_name(JitResult::Status s);
 
+// Whether Halide understands `target` ("host", or a string such as x86-64-linux-avx2).
+bool valid_halide_target(const std::string& target);
+
 // Builds, compiles and runs the plan. `phase` is called when a phase starts (so that a
 // crash can be attributed to it). Halide's exceptions are caught and classified; anything
 // else propagates.
