@@ -11,6 +11,7 @@
 #include "bounds/extract.hpp"
 #include "bounds/query_check.hpp"
 #include "interp/small_step.hpp"
+#include "oracle/quality.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_printer.hpp"
@@ -90,14 +91,7 @@ void gather_verdict(const Program& prog, const TgtProgram& scheduled, const Beta
   try {
     OracleVerdict v = check_theorems(prog, c.program, in, lim);
     // Why a violated case is violated, in terms of the query (as `halo oracle` says it).
-    if (c.ok && !v.holds_serially()) {
-      try {
-        if (auto qv = check_run_against_query(scheduled, b.filling, in, lim))
-          e.verdict_note = fmt::format("first violated conjunct of B(T): {} ({})", qv->conjunct, qv->origin);
-      } catch (const std::exception&) {
-        // A courtesy, as in `halo oracle`: the verdict stands without it.
-      }
-    }
+    if (c.ok) explain_with_query(v, scheduled, b.filling, in, lim);
     e.verdict = std::move(v);
   } catch (const ResourceLimit& ex) {
     e.verdict_note = std::string("the oracle stopped: ") + ex.what();
@@ -458,7 +452,7 @@ Explanation explain_program(const Program& prog, const std::string& source, cons
   gather_schedule(prog, e, scheduled);
   Query q = extract_query(scheduled);
   Beta0Result b = run_beta0(q, scheduled);
-  Beta0Completion c = complete_with_beta0(q, scheduled);
+  Beta0Completion c = complete_with_beta0(b, scheduled);
   gather_bounds(q, b, c, e);
   gather_verdict(prog, scheduled, b, c, in, opts.limits, e);
   observe_run(prog, scheduled, b, in, opts, e);

@@ -110,7 +110,7 @@ struct Explanation {
   std::vector<HoleAnswer> filling;
   std::string completed;
   std::optional<OracleVerdict> verdict;
-  std::string verdict_note;  // a limit, or the first violated conjunct of B(T)
+  std::string verdict_note;  // why the oracle stopped (a limit); the verdict's detail names B(T)'s violated conjunct
   RunObservation observation;
   std::vector<Value> point;  // the output point whose derivation is shown
   DerivationPtr derivation;

@@ -12,6 +12,7 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <limits>
 
 namespace halo::explain {
 
@@ -222,7 +223,15 @@ std::array<int, 3> ramp(double t) {
 
 double as_double(const Value& v) {
   if (auto i = v.as_int64()) return double(*i);
-  return std::stod(v.to_string());  // a big integer: its magnitude is what the colour needs
+  // A big integer: its magnitude is what the colour needs. Beyond a double's range the
+  // colour saturates; a quarter of the largest double keeps differences of two finite.
+  const double limit = std::numeric_limits<double>::max() / 4;
+  std::string text = v.to_string();
+  try {
+    return std::clamp(std::stod(text), -limit, limit);
+  } catch (const std::out_of_range&) {
+    return text[0] == '-' ? -limit : limit;
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // records where each value starts, keyed by its JSON pointer; every error is then reported
 // at the value it is about.
 #include "oracle/kernel_manifest.hpp"
+#include "semantics/lexer.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -60,6 +61,10 @@ namespace {
 
 class PositionScanner {
  public:
+  static constexpr int kMaxDepth = 64;
+  struct TooDeep {
+    SourceLoc where;
+  };
   explicit PositionScanner(const std::string& text) : s_(text) {}
   std::map<std::string, SourceLoc> scan() {
     skip_ws();
@@ -102,8 +107,10 @@ class PositionScanner {
     for (char c : key) r += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
     return r;
   }
-  void value(const std::string& ptr) {
+  void value(const std::string& ptr, int depth = 0) {
     if (i_ >= s_.size()) return;
+    // A manifest is a few levels deep; a deeper one would only exhaust the stack here.
+    if (depth > kMaxDepth) throw TooDeep{loc_at(i_)};
     locs_[ptr] = loc_at(i_);
     char c = s_[i_];
     if (c == '{') {
@@ -114,7 +121,7 @@ class PositionScanner {
         skip_ws();
         ++i_;  // ':'
         skip_ws();
-        value(ptr + "/" + escape_pointer(key));
+        value(ptr + "/" + escape_pointer(key), depth + 1);
         skip_ws();
         if (i_ < s_.size() && s_[i_] == ',') ++i_;
         skip_ws();
@@ -124,7 +131,7 @@ class PositionScanner {
       ++i_;
       skip_ws();
       for (int n = 0; i_ < s_.size() && s_[i_] != ']'; ++n) {
-        value(ptr + "/" + std::to_string(n));
+        value(ptr + "/" + std::to_string(n), depth + 1);
         skip_ws();
         if (i_ < s_.size() && s_[i_] == ',') ++i_;
         skip_ws();
@@ -156,7 +163,11 @@ class ManifestReader {
       throw InputError(Diagnostic{path, scanner.loc_at(e.byte > 0 ? e.byte - 1 : 0),
                                   std::string("not valid JSON: ") + e.what()});
     }
-    locs_ = scanner.scan();
+    try {
+      locs_ = scanner.scan();
+    } catch (const PositionScanner::TooDeep& e) {
+      throw InputError(Diagnostic{path, e.where, fmt::format("JSON nested deeper than {} levels", PositionScanner::kMaxDepth)});
+    }
   }
 
   KernelManifest read() {
@@ -406,11 +417,7 @@ KernelManifest parse_kernel_manifest_text(const std::string& text, const std::st
 }
 
 KernelManifest parse_kernel_manifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(Diagnostic{path, {}, "cannot read file"});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_kernel_manifest_text(ss.str(), path);
+  return parse_kernel_manifest_text(read_source_file(path), path);
 }
 
 }  // namespace halo

@@ -275,6 +275,12 @@ TEST_CASE("explain: 2-D funcs, failed bounds and empty windows still give a page
   CHECK_FALSE(hist.trace.found);
   CHECK(render_html(hist).find("id=\"glossary\"") != std::string::npos);
 
+  // Values beyond a double's range (2^1100) still get a colour in the heat map.
+  Explanation big = explain_source(
+      "pipeline f() {\n  fun f(x) = { 1; rdom(r = (0, 1100)) in (x) <- f[x] * 2 }\n}\nrealize () over (0, 2)\n",
+      "<big>");
+  CHECK(render_html(big).find("class=\"heat\"") != std::string::npos);
+
   ExplainOptions o;
   o.input.windows = {"0,0"};
   Explanation empty = explain_example("thesis_2_2.halo", o);

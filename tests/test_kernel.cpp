@@ -188,6 +188,9 @@ TEST_CASE("kernel: malformed manifests and specs the buffers cannot hold get loc
   expect(m, loc_of(m, "\"x\""), "x[0] of input x (uint8_t[8]): -7 does not fit uint8_t");
   m = s.manifest("", R"([{"kind": "scalar", "type": "int8_t", "value": 300, "name": "n8"}])");
   expect(m, loc_of(m, "{\"kind\": \"scalar\""), "the value of n8: 300 does not fit int8_t");
+  // Nesting deeper than any manifest needs is refused, not followed down the stack.
+  m = s.write("deep.json", "{\"comment\": " + std::string(100000, '[') + std::string(100000, ']') + "}\n");
+  expect(m, "1:" + std::to_string(12 + 65), "nested deeper than 64 levels");  // the 65th bracket
   m = s.manifest("}", "");  // a kernel that does not compile
   expect(m, "1:1", "the kernel does not compile");
   // The reference evaluation under a step limit: exit 3, before anything is compiled.

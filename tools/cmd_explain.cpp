@@ -4,6 +4,7 @@
 // whose derivation is shown (--point) and the store whose small-step trace is shown
 // (--trace-func, --trace-point). Exit 0 when the page is written, 2 on bad input.
 #include "oracle/explain.hpp"
+#include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 #include "tools/commands.hpp"
@@ -42,16 +43,8 @@ std::optional<std::vector<Value>> parse_point_option(const std::string& text, co
   return pt;
 }
 
-std::string read_source(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(Diagnostic{path, {}, "cannot read file"});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 int explain_action(const ExplainState& st, std::ostream& out) {
-  std::string source = read_source(st.file);
+  std::string source = read_source_file(st.file);
   Program prog = parse_program(source, st.file);
   check_program(prog);
   explain::ExplainOptions o;

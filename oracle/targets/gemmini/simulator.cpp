@@ -279,12 +279,14 @@ void Simulator::acc_free(uint32_t addr) {
 
 void Simulator::reset_sp_allocations() {
   sp_allocs_.clear();
+  sp_next_id_ = 1;  // ids index sp_allocs_
   std::fill(sp_owner_.begin(), sp_owner_.end(), 0);
   sp_managed_ = false;
 }
 
 void Simulator::reset_acc_allocations() {
   acc_allocs_.clear();
+  acc_next_id_ = 1;  // ids index acc_allocs_
   std::fill(acc_owner_.begin(), acc_owner_.end(), 0);
   acc_managed_ = false;
 }
@@ -606,7 +608,11 @@ void Simulator::compute(bool preloaded, uint64_t rs1, uint64_t rs2) {
       for (int j = 0; j < D; ++j) r[j] = int32_t(uint32_t(r[j]) + uint32_t(aik * b[j]));
     }
   }
-  if (!ws) std::memcpy(R, sums_.data(), sizeof R);
+  if (!ws) {
+    // Output-stationary results leave the array through the PEs' rounding right shift by
+    // the systolic shift, whichever memory C goes to (Gemmini's PE: out_c = c >> shift).
+    for (int i = 0; i < D * D; ++i) R[i] = int32_t(rounding_right_shift(sums_[size_t(i)], ex_.sys_shift));
+  }
 
   // 5. Write C unless its address is the garbage address.
   const Operand& c = pre_c_;
@@ -626,8 +632,7 @@ void Simulator::compute(bool preloaded, uint64_t rs1, uint64_t rs2) {
     for (uint32_t i = 0; i < c.rows; ++i) {
       int8_t* dst = &sp_[size_t(c.addr.row() + cstride * i) * D];
       for (uint32_t j = 0; j < c.cols; ++j) {
-        int64_t v = ws ? R[i * D + j] : rounding_right_shift(R[i * D + j], ex_.sys_shift);
-        int8_t s = saturate_int8(v);
+        int8_t s = saturate_int8(R[i * D + j]);
         dst[j] = relu && s < 0 ? 0 : s;
       }
     }
