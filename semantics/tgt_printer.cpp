@@ -133,7 +133,13 @@ std::string print_tgt(const TgtProgram& p) {
 }
 
 std::string print_loop_name(const ForStmt& f) {
-  return print_loop_name(LoopName{{f.func, {}}, f.spec, f.stage, {f.var, {}}, {}});
+  // Member by member: GCC 12 warns (falsely) on the aggregate initializer of LoopName here.
+  LoopName n;
+  n.func.text = f.func;
+  n.spec = f.spec;
+  n.stage = f.stage;
+  n.var.text = f.var;
+  return print_loop_name(n);
 }
 
 }  // namespace halo
