@@ -12,7 +12,7 @@
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/validity.hpp"
-#include "tools/cli.hpp"
+#include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -175,13 +175,11 @@ TEST_CASE("fuzz: findings are written atomically, self-contained and replayable"
 TEST_CASE("fuzz: the fixed-seed campaign finds nothing and reaches every directive and feature", "[fuzz][campaign]") {
   // The campaign CI runs (tests/CMakeLists.txt runs it through the binary as well), here
   // without the per-case time limit, so that the counts do not depend on the machine's load.
-  const char* argv[] = {"halo", "fuzz", "--target", "self", "--cases", "300", "--seed", "20261121",
-                        "--case-timeout", "0", "--json"};
-  std::ostringstream out, err;
-  int status = run_cli(11, argv, out, err);
-  INFO(out.str() << err.str());
-  CHECK(status == 0);
-  nlohmann::json j = nlohmann::json::parse(out.str());
+  test::CliResult r = test::run_halo(
+      {"fuzz", "--target", "self", "--cases", "300", "--seed", "20261121", "--case-timeout", "0", "--json"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["cases"] == 300);
   CHECK(j["findings"] == 0);
   CHECK(j["passed"].get<uint64_t>() + j["limits"].get<uint64_t>() == 300);

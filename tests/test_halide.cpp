@@ -12,7 +12,7 @@
 #include "interp/fast_eval.hpp"
 #include "schedule/schedule.hpp"
 #include "support.hpp"
-#include "tools/cli.hpp"
+#include "tests/cli_support.hpp"
 
 #include <fmt/format.h>
 
@@ -442,12 +442,9 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
 
 TEST_CASE("halo oracle --target halide: text, JSON and exit status", "[halide][cli]") {
   auto run = [](std::vector<std::string> args, std::string& out) {
-    std::vector<const char*> argv{"halo"};
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream o, e;
-    int code = run_cli(int(argv.size()), argv.data(), o, e);
-    out = o.str() + e.str();
-    return code;
+    test::CliResult r = test::run_halo(std::move(args));
+    out = r.out + r.err;
+    return r.status;
   };
   std::string ex = std::string(HALO_SOURCE_DIR) + "/examples/thesis_2_2_tile3.halo";
   std::string out;
@@ -493,11 +490,10 @@ TEST_CASE("halo oracle --target halide --emit-cpp: a case with no Halide program
   }
   std::filesystem::path cpp = std::filesystem::temp_directory_path() / "halo_test_out_of_model.cpp";
   std::filesystem::remove(cpp);
-  std::vector<const char*> argv{"halo", "oracle", tmp.c_str(), "--target", "halide", "--emit-cpp", cpp.c_str()};
-  std::ostringstream o, e;
-  CHECK(run_cli(int(argv.size()), argv.data(), o, e) == 0);
-  CHECK_THAT(o.str(), Catch::Contains("out_of_model"));
-  CHECK_THAT(e.str(), Catch::Contains("no reproducer written"));
+  test::CliResult r = test::run_halo({"oracle", tmp.string(), "--target", "halide", "--emit-cpp", cpp.string()});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("out_of_model"));
+  CHECK_THAT(r.err, Catch::Contains("no reproducer written"));
   CHECK_FALSE(std::filesystem::exists(cpp));
   std::filesystem::remove(tmp);
 }
