@@ -255,6 +255,16 @@ TEST_CASE("Halide: each way Halide can fail is a classified outcome", "[halide]"
     CHECK_THAT(v.detail, Catch::Contains("constant"));
     CHECK_FALSE(v.finding());
   }
+  SECTION("a func computed inside a vectorized loop and stored outside it is not expressible") {
+    // Found by a campaign (seed 2, case 117): Halide treats vectorized loops as parallel.
+    Program p = test::parse_valid(
+        "pipeline f1() { fun f0(x0) = { 0 } fun f1(x1) = { f0[0] } } "
+        "schedule { traverse(<f1, 0, 0, x1>, vectorized); compute_at(f0, <f1, 0, 0, x1>); } realize () over (0, 1)");
+    halide::HalideVerdict v = run_case(p);
+    CHECK(v.outcome == HalideOutcome::NotExpressible);
+    CHECK_THAT(v.detail, Catch::Contains("vectorized loop like a parallel one"));
+    CHECK_FALSE(v.finding());
+  }
   SECTION("a hang: Halide killed at the time limit") {
     Program p = test::parse_valid(kBoundTooSmall);
     halide::HalideOptions o = fast_options();

@@ -45,6 +45,10 @@ const KnownRestriction kKnownRestrictions[] = {
     {"in an unbounded way",
      "Halide's bounds inference must bound every access to a producer, and an index that depends on func values "
      "is unbounded to it (as to β0, whose completed program then fails its assertion)"},
+    {"but computed within it. This is a potential race condition",
+     "Halide treats a vectorized loop like a parallel one: a func computed inside it must be stored inside it; "
+     "halo's vectorized loops are semantically serial, and its rule of storage inside the loop holds for parallel "
+     "loops only"},
     {"is accessed over an unbounded domain",
      "Halide's bounds inference must bound every store of an update, and a left-hand side that depends on func "
      "values is unbounded to it (as to β0, whose completed program then fails its assertion)"},
