@@ -420,6 +420,7 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
   // Each documented Halide 14 finding, with the outcome and phase it was filed with.
   const std::map<std::string, std::string> documented = {
       {"halide14-bounds-query-segfault-rdom-predicate.halo", "halide-crash:bounds_query"},
+      {"halide14-compile-segfault-zero-bound-extent-fused-update.halo", "halide-crash:compile"},
       {"halide14-internal-error-rdom-predicate-reads-producer.halo", "halide-internal_error:compile"},
       {"halide14-internal-error-compute-at-self-predicate.halo", "halide-internal_error:compile"},
       {"halide14-tracing-internal-error-unused-producer.halo", "halide-internal_error:memcheck_compile"},

@@ -1,0 +1,115 @@
+// A Halide 14 reproducer written by halo (an executable formal semantics of Halide-style
+// languages, used as a test oracle) for docs/findings/halide14-compile-segfault-zero-bound-extent-fused-update.halo.
+// halo's verdict: crash (crash:compile:SIGSEGV (Segmentation fault))
+// Halide's process died of SIGSEGV (Segmentation fault) during compile
+// The .halo program:
+//   pipeline f2() {
+//     fun f1(x) = { 0 }
+//     fun f2(x, y) = {
+//       0;
+//       (x, y) <- f1[0]
+//     }
+//   }
+//   
+//   schedule {
+//     split(<f2, 0, 1, y>, yo, yi, 3, guard);
+//     fuse(<f2, 0, 1, yi>, yix);
+//     bound_extent(f1, x, 0);
+//   }
+//   
+//   realize () over (0, 2), (0, 5)
+//
+// Build and run:
+//   g++ -std=c++17 repro.cpp -I/usr/include/halide14 -lHalide14 -lpthread -ldl -o repro && ./repro
+// It prints every point of the output window where Halide's value differs from the value
+// of halo's reference semantics, and exits 0 when they all agree, 1 when some differ, 2
+// when Halide reports an error.
+#include "Halide.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace Halide;
+
+// Halide's runtime errors (a failed check) arrive here rather than as exceptions, since a
+// JITUserContext is passed to realize.
+static bool runtime_error_seen = false;
+static void on_runtime_error(JITUserContext *, const char *msg) {
+  printf("Halide runtime error: %s\n", msg);
+  runtime_error_seen = true;
+}
+
+int main() {
+  try {
+    // Parameters, with their values under the realization z.
+    // Variables: the funcs' pure variables and the loops the schedule introduces.
+    Var v_x("x");
+    Var v_y("y");
+    Var v_yi("yi");
+    Var v_yix("yix");
+    Var v_yo("yo");
+    // Funcs, in definition order; every value is Int(32).
+    Func f_f1("f1");
+    Func f_f2("f2");
+
+    // The algorithm. RDom dimension i is the reduction variable r(i+1) (r1 innermost).
+    f_f1(v_x) = Expr(0);
+    f_f2(v_x, v_y) = Expr(0);
+    f_f2(v_x, v_y) = f_f1(Expr(0));
+
+    // The schedule. First the formal default: every func computed and stored at the root
+    // (Halide's own default would inline it). Then each halo directive.
+    f_f1.compute_root();
+    f_f1.store_root();
+    // halo: split(<f2, 0, 1, y>, yo, yi, 3, guard)
+    f_f2.update(0).split(v_y, v_yo, v_yi, Expr(3), TailStrategy::GuardWithIf);
+    // halo: fuse(<f2, 0, 1, yi>, yix)
+    f_f2.update(0).fuse(v_x, v_yi, v_yix);
+    // halo: bound_extent(f1, x, 0)
+    f_f1.bound_extent(v_x, Expr(0));
+
+    // Realize on R(z). The bounds query may ask for a larger buffer (a rounded-up split of the
+    // output); only R(z) is compared.
+    Target target = get_jit_target_from_environment();
+    Pipeline pipeline(f_f2);
+    JITUserContext ctx;
+    ctx.handlers.custom_error = on_runtime_error;
+    Buffer<int32_t> out(nullptr, std::vector<int>{2, 5});
+    out.set_min(std::vector<int>{0, 0});
+    pipeline.realize(&ctx, out, target);  // the bounds query
+    if (runtime_error_seen) return 2;
+    for (int d = 0; d < out.dimensions(); d++)
+      if (out.dim(d).extent() < 0) {
+        printf("the bounds query answers a negative extent (%d) for dimension %d of the output\n", out.dim(d).extent(), d);
+        return 2;
+      }
+    if (out.dim(0).min() > 0 || out.dim(0).max() < 1 || out.dim(1).min() > 0 || out.dim(1).max() < 4) {
+      printf("the bounds query asks for an output buffer that does not contain the window (a bound on the output): on a buffer over the window, Halide's check of the bound fails\n");
+      return 2;
+    }
+    out.allocate();
+    pipeline.realize(&ctx, out, target);
+    if (runtime_error_seen) return 2;
+
+    // halo's reference values on R(z) (fig. 2.6), first dimension fastest.
+    static const int64_t expected[] = {
+        0LL, 0LL, 0LL, 0LL, 0LL, 0LL, 0LL, 0LL, 0LL, 0LL,
+        0};
+    long mismatches = 0, i = 0;
+    for (int c1 = 0; c1 < 5; c1++)
+      for (int c0 = 0; c0 < 2; c0++)
+        {
+          int64_t got = out(c0, c1), want = expected[i++];
+          if (got != want && mismatches++ < 50)
+            printf("f2(%d, %d) = %" PRId64 ", expected %" PRId64 "\n", c0, c1, got, want);
+        }
+    printf("%ld of %ld point(s) differ from halo's reference\n", mismatches, i);
+    return mismatches ? 1 : 0;
+  } catch (const Halide::Error &e) {
+    printf("Halide error: %s\n", e.what());
+    return 2;
+  }
+}
