@@ -31,13 +31,9 @@
     return r;                                                                                                \
   }                                                                                                          \
   static inline VEC halo_mm512_maskz_loadu_##SUFFIX(MASK k, const void* p) {                                 \
-    ELEM lanes[LANES];                                                                                       \
-    memset(lanes, 0, sizeof lanes);                                                                          \
-    for (int i = 0; i < LANES; ++i)                                                                          \
-      if ((k >> i) & 1) memcpy(&lanes[i], (const char*)p + i * sizeof(ELEM), sizeof(ELEM));                 \
-    VEC r;                                                                                                   \
-    memcpy(&r, lanes, sizeof r);                                                                             \
-    return r;                                                                                                \
+    VEC zero;                                                                                                \
+    memset(&zero, 0, sizeof zero);                                                                           \
+    return halo_mm512_mask_loadu_##SUFFIX(zero, k, p);                                                       \
   }                                                                                                          \
   static inline void halo_mm512_mask_storeu_##SUFFIX(void* p, MASK k, VEC a) {                               \
     ELEM lanes[LANES];                                                                                       \
