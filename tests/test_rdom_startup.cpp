@@ -180,8 +180,7 @@ Program gen_with_negative_extent() {
 }
 
 // Half the time, a split (guard, factor 1 to 4) or a fuse of reduction loops of a random
-// stage with an rdom, put first in the loops phase (alone after the specializations if a
-// generated directive then no longer applies): the generated schedules rarely touch them.
+// stage with an rdom, first in the loops phase: the generated schedules rarely touch them.
 void with_reduction_split_or_fuse(Program& p) {
   std::vector<std::pair<const FuncDef*, size_t>> stages;  // (func, update index)
   for (const FuncDef& f : p.pipeline.funcs)
@@ -203,18 +202,7 @@ void with_reduction_split_or_fuse(Program& p) {
     d.names = {Name{"neg_o", {}}, Name{"neg_i", {}}};
     d.exprs = {make_const(Value(int64_t(*rc::gen::inRange(1, 5))))};
   }
-  std::vector<Directive> sched = p.schedule ? *p.schedule : std::vector<Directive>{};
-  auto loops_phase =
-      std::find_if(sched.begin(), sched.end(), [](const Directive& x) { return x.kind != DirectiveKind::Specialize; });
-  std::vector<Directive> only(sched.begin(), loops_phase);
-  only.push_back(d);
-  sched.insert(loops_phase, d);
-  p.schedule = sched;
-  try {
-    schedule_pipeline(p);
-  } catch (const InputError&) {
-    p.schedule = only;
-  }
+  test::add_first_in_loops_phase(p, d);
 }
 
 // Completed by brute force for `in` (nullopt: too large) and run.

@@ -21,7 +21,6 @@
 #include <rapidcheck/catch.h>
 #include "tests/support.hpp"
 
-#include <algorithm>
 #include <map>
 #include <string>
 
@@ -55,42 +54,18 @@ const char* const kShiftedUpdate = R"(target pipeline f() over (x_min, x_len) {
 
 realize () over (0, 6))";
 
-// f(x) = x, then f(x) = f(x) * 10; g reads f(y) and f(y + 1). f is computed per y of g
-// and stored at the root, so its buffer outlives each instance.
-std::string per_instance(const std::string& tail) {
-  return R"(pipeline g() {
-  fun f(x) = {
-    x;
-    rdom(r = (0, 1)) in (x) <- f[x] * 10 + r
-  }
-  fun g(y) = { f[y] + f[y + 1] }
+// f(x) = x with one update, read by g(y) = f[y] + f[y + 1]; f's pure stage is split by 4
+// with `tail`, and f is computed per y of g and stored at the root, so its buffer
+// outlives each instance.
+std::string with_update(const std::string& update, const std::string& tail) {
+  return "pipeline g() {\n  fun f(x) = {\n    x;\n    " + update +
+         "\n  }\n  fun g(y) = { f[y] + f[y + 1] }\n}\nschedule {\n  split(<f, 0, 0, x>, xo, xi, 4, " + tail +
+         ");\n  compute_at(f, <g, 0, 0, y>);\n}\nrealize () over (0, 6)\n";
 }
-schedule {
-  split(<f, 0, 0, x>, xo, xi, 4, )" +
-         tail + R"();
-  compute_at(f, <g, 0, 0, y>);
-}
-realize () over (0, 6)
-)";
-}
-
-// The same with an update that scatters into the fixed points 0, 1, 2 (no pure loop).
-std::string scatter(const std::string& tail) {
-  return R"(pipeline g() {
-  fun f(x) = {
-    x;
-    rdom(r = (0, 3)) in (r) <- f[r] + 100
-  }
-  fun g(y) = { f[y] + f[y + 1] }
-}
-schedule {
-  split(<f, 0, 0, x>, xo, xi, 4, )" +
-         tail + R"();
-  compute_at(f, <g, 0, 0, y>);
-}
-realize () over (0, 6)
-)";
-}
+// f(x) = f(x) * 10 at every point of the instance's region.
+std::string per_instance(const std::string& tail) { return with_update("rdom(r = (0, 1)) in (x) <- f[x] * 10 + r", tail); }
+// An update that scatters into the fixed points 0, 1, 2 (no pure loop).
+std::string scatter(const std::string& tail) { return with_update("rdom(r = (0, 3)) in (r) <- f[r] + 100", tail); }
 
 // Counts the stores to f that put back the pure value x at a point x whose value an
 // update had made 10 * x: the pure stage of one instance rewriting what an earlier
@@ -199,24 +174,12 @@ TEST_CASE("property: shift and round on pure stages keep Theorems 2.1 and 2.2", 
     d.names = {Name{"tail_o", {}}, Name{"tail_i", {}}};
     d.exprs = {make_const(Value(int64_t(*rc::gen::inRange(1, 5))))};
     d.tail = *rc::gen::element(TailStrategy::Shift, TailStrategy::Round);
-    // First in the loops phase (after any specialize), on specialization 0, which always
-    // exists; if a generated directive then no longer applies, the split alone.
-    std::vector<Directive> sched = p.schedule ? *p.schedule : std::vector<Directive>{};
-    auto loops_phase = std::find_if(sched.begin(), sched.end(),
-                                    [](const Directive& x) { return x.kind != DirectiveKind::Specialize; });
-    std::vector<Directive> only(sched.begin(), loops_phase);
-    only.push_back(d);
-    sched.insert(loops_phase, d);
-    p.schedule = sched;
-    try {
-      schedule_pipeline(p);
-    } catch (const InputError&) {
-      p.schedule = only;
-    }
+    // On specialization 0, which always exists.
+    bool kept = test::add_first_in_loops_phase(p, d);
     RC_ASSERT(validate_program(p).empty());
     OracleVerdict v = test::require_beta0_theorems(p, schedule_pipeline(p));
     RC_ASSERT(v.memory_safe && v.confluent);
-    RC_CLASSIFY(p.schedule->size() > only.size(), "with the generated schedule");
+    RC_CLASSIFY(kept, "with the generated schedule");
     RC_CLASSIFY(d.tail == TailStrategy::Shift, "shift");
   });
 }
