@@ -215,16 +215,15 @@ class TreeBuilder {
     dir.loop = loop_name(s, n.loops[d].var);
     int kind = *rc::gen::inRange(0, 11);
     if (kind < 4) {  // split
-      const FuncDef* f = pipe_.find(s.func);
       dir.kind = DirectiveKind::Split;
       std::string v = n.loops[d].var;
       LoopNode outer{fresh(v + "o"), n.loops[d].pure, Traversal::Serial};
       LoopNode inner{fresh(v + "i"), n.loops[d].pure, Traversal::Serial};
       dir.names = {Name{outer.var, {}}, Name{inner.var, {}}};
       dir.exprs = {split_factor()};
-      // shift and round recompute or overcompute: only for a func with a single pure stage.
-      dir.tail = f->stage_count() == 1 ? *rc::gen::element(TailStrategy::Guard, TailStrategy::Shift, TailStrategy::Round)
-                                       : TailStrategy::Guard;
+      // shift and round recompute or overcompute: only on pure stages (§2.8.2; reading 15).
+      dir.tail = s.stage == 0 ? *rc::gen::element(TailStrategy::Guard, TailStrategy::Shift, TailStrategy::Round)
+                              : TailStrategy::Guard;
       n.loops[d] = outer;
       n.loops.insert(n.loops.begin() + std::ptrdiff_t(d) + 1, inner);
       n.lets.push_back(v);

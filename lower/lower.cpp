@@ -167,8 +167,30 @@ Stmt lower_func(const Pipeline& p, const FuncDef& f) {
 
 }  // namespace
 
+// §2.9 "Negative rdom extents": a negative extent is an error "checked at program startup",
+// so that no scheduling transform can hide it (a fuse of two negative extents would run
+// their product, a split of a negative extent none). Rdom bounds are startup expressions
+// (Def. 2.9), so the check can run before anything else: one `assert len >= 0` per
+// reduction variable, in program order; a length written as a non-negative constant
+// cannot fail and gets none. docs/semantics-decisions.md, reading 14.
+std::vector<Stmt> rdom_startup_checks(const Pipeline& p) {
+  std::vector<Stmt> checks;
+  for (const auto& f : p.funcs)
+    for (const auto& u : f.updates)
+      for (const auto& r : u.rdom) {
+        if (r.len->kind == ExprKind::Const) {
+          const Value& c = as<ConstNode>(r.len).value;
+          if (c.is_int() && c.sign() >= 0) continue;
+        }
+        SourceLoc at = r.len->loc;
+        checks.push_back(make_assert(make_op(Op::Ge, {r.len, make_const(Value(int64_t{0}), at)}, at), at));
+      }
+  return checks;
+}
+
 // L(pipeline f(p̄): F̄; fun f(x̄) = B) fig. 2.9:
 //   pipeline f(p̄, x̄_min, x̄_len): L(F̄); L(fun f(x̄) = B)
+// preceded by the startup checks of the rdom extents (§2.9, above).
 TgtProgram lower_pipeline(const Program& prog) {
   const Pipeline& p = prog.pipeline;
   TgtProgram t;
@@ -176,7 +198,7 @@ TgtProgram lower_pipeline(const Program& prog) {
   t.name = p.name.text;
   for (const auto& q : p.params) t.params.push_back(q.text);
   t.window = window_variables(p);
-  std::vector<Stmt> funcs;
+  std::vector<Stmt> funcs = rdom_startup_checks(p);
   for (const auto& f : p.funcs) funcs.push_back(lower_func(p, f));
   t.body = make_seq(std::move(funcs), p.loc);
   t.realize = prog.realize;

@@ -35,6 +35,11 @@ FuncLabel stage_label(const FuncDef& f, size_t stage);
 // reduction variable of any func, and no window variable chosen before it.
 std::vector<std::pair<std::string, std::string>> window_variables(const Pipeline& p);
 
+// The startup checks of §2.9: `assert len >= 0` for the length of every reduction variable
+// of p (in program order) that is not a non-negative constant. lower_pipeline puts them
+// first in L(P).
+std::vector<Stmt> rdom_startup_checks(const Pipeline& p);
+
 // L(P) (fig. 2.9) for a valid program (validity.hpp); the realization is copied. A
 // self-reference in a pure stage or a reference to an unknown func — impossible in a
 // valid program — throws std::logic_error.

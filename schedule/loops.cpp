@@ -238,15 +238,14 @@ TgtProgram apply_split(const TgtProgram& t, const Directive& d, const Program& p
                                 "directive must be new and unique)", vo.text));
   check_fresh(t, d, prog, vo, "the outer name");
   check_fresh(t, d, prog, vi, "the inner name");
-  if (d.tail != TailStrategy::Guard) {
-    const FuncDef* f = prog.pipeline.find(loop.func);
-    if (f && f->stage_count() != 1)
-      reject(prog, d,
-             fmt::format("'split' with tail strategy '{}' is allowed only on funcs that consist of a single pure "
-                         "stage (§2.8.2: shifting recomputes and rounding overcomputes points, which is sound only "
-                         "for a pure func), but '{}' has {} stages; use 'guard'",
-                         tail_name(d.tail), loop.func, f->stage_count()));
-  }
+  // §2.8.2: "Shifting and rounding are only allowed on pure stages" — stage 0 of any func,
+  // also one with updates (docs/semantics-decisions.md, reading 15).
+  if (d.tail != TailStrategy::Guard && loop.stage != 0)
+    reject(prog, d,
+           fmt::format("'split' with tail strategy '{}' is allowed only on pure stages (§2.8.2; on an update "
+                       "stage a shifted tail would apply the update twice to the points it recomputes), but loop {} "
+                       "belongs to update stage {} of '{}'; use 'guard'",
+                       tail_name(d.tail), loop_text(loop), loop.stage, loop.func));
   const Expr& e = d.exprs[0];
   // A startup expression (validity.cpp checked it) that must be positive.
   std::optional<Expr> runtime_check = startup_check(e, Op::Gt, prog, d, "the factor");

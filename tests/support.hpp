@@ -17,7 +17,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace halo::test {
 
@@ -97,6 +99,26 @@ inline void check_schedules_to(const std::string& halo, const std::string& tgt) 
 // Scheduling must throw one InputError at `at` whose message contains `message`.
 inline void check_schedule_rejected(const std::string& halo, const std::string& at, const std::string& message) {
   require_error([](const std::string& src) { schedule_pipeline(parse_valid(src)); }, halo, "<test>", at, message);
+}
+
+// `d` added to p's schedule as the first directive of the loops phase (after any
+// specialize); if a directive of the schedule then no longer applies, the schedule becomes
+// its specializations and `d` alone. Returns whether the rest of the schedule was kept.
+inline bool add_first_in_loops_phase(Program& p, const Directive& d) {
+  std::vector<Directive> sched = p.schedule ? *p.schedule : std::vector<Directive>{};
+  auto loops_phase =
+      std::find_if(sched.begin(), sched.end(), [](const Directive& x) { return x.kind != DirectiveKind::Specialize; });
+  std::vector<Directive> only(sched.begin(), loops_phase);
+  only.push_back(d);
+  sched.insert(loops_phase, d);
+  p.schedule = sched;
+  try {
+    schedule_pipeline(p);
+    return true;
+  } catch (const InputError&) {
+    p.schedule = only;
+    return false;
+  }
 }
 
 // The scheduled program completed by β0 and judged by the oracle: it must hold.

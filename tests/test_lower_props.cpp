@@ -70,10 +70,14 @@ TEST_CASE("property: lowering is sound on brute-force completions (Lemma 2.12)",
     TgtProgram t = lower_pipeline(p);
     auto bf = brute_force_filling(t, in, random_margins(*rc::gen::arbitrary<uint64_t>()));
     if (!bf) RC_DISCARD("the completion is too large for brute force");
-    RC_CLASSIFY(bf->rdom_failure, "reaches a negative rdom extent");
+    bool negative = has_negative_extent(p, in);
+    RC_CLASSIFY(negative, "has a negative rdom extent");
 
-    // A lowered program never asserts and reads only computed points (Lemma 2.7).
-    RC_ASSERT(!bf->assertion_failure);
+    // A lowered program asserts only at its rdom startup checks (§2.9), and exactly when
+    // the algorithm has a negative extent; it never reaches a loop with a negative length,
+    // and reads only computed points (Lemma 2.7).
+    RC_ASSERT(bf->assertion_failure == negative);
+    RC_ASSERT(!bf->rdom_failure);
     RC_ASSERT(!bf->error_in_control);
     std::vector<HoleLabel> unfilled;
     TgtProgram filled = fill_holes(t, bf->filling, &unfilled);
@@ -89,13 +93,10 @@ TEST_CASE("property: lowering is sound on brute-force completions (Lemma 2.12)",
     }
     RC_LOG() << "status " << run_status_name(run.status) << ": " << run.message << "\n";
 
-    if (bf->rdom_failure) {
-      // Def. 2.12: the machine is stuck at the loop, which B(T) requires to have a
-      // non-negative length, so this completion is outside BI(T) and Lemma 2.12 is silent.
-      // What must hold: the machine stops there too, and only because the algorithm has
-      // a negative extent (lowering adds none).
-      RC_ASSERT(run.status == RunStatus::RdomFailure);
-      RC_ASSERT(has_negative_extent(p, in));
+    if (negative) {
+      // The startup check fails (Def. 2.11, allowed by Def. 2.3) before anything is stored.
+      RC_ASSERT(run.status == RunStatus::AssertionFailure);
+      for (const auto& [f, st] : run.stats) RC_ASSERT(st.stores == 0u);
       return;
     }
     RC_ASSERT(run.status == RunStatus::Ok);  // in particular memory safe (Lemma 2.6)

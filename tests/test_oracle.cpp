@@ -131,6 +131,17 @@ TEST_CASE("oracle: an rdom failure is a failed check only when P has a negative 
   TgtProgram t = lower_pipeline(p);
   auto bf = brute_force_filling(t, in);
   REQUIRE(bf);
+  // Since reading 14, L(P) stops earlier, at the startup check of r's extent.
+  OracleVerdict checked = check_theorems(p, fill_holes(t, bf->filling), in, Limits{});
+  CHECK(checked.run.status == RunStatus::AssertionFailure);
+  CHECK_THAT(checked.run.message, Catch::Contains("`assert -1 >= 0`"));
+  CHECK(checked.holds());
+  // Without that check (a hand-written completion), the run is stuck at the rdom loop.
+  REQUIRE(t.body->kind == StmtKind::Seq);
+  std::vector<Stmt> rest = as<SeqStmt>(t.body).stmts;
+  REQUIRE(rest.front()->kind == StmtKind::Assert);
+  rest.erase(rest.begin());
+  t.body = make_seq(std::move(rest));
   OracleVerdict v = check_theorems(p, fill_holes(t, bf->filling), in, Limits{});
   CHECK(v.run.status == RunStatus::RdomFailure);
   CHECK_FALSE(v.reference_has_error);

@@ -298,10 +298,15 @@ TEST_CASE("loops phase: every restriction rejects the directive, located and nam
     rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 0, guard);"), "split", "the factor 0 is 0, but it must be > 0");
     rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 1 - 3, guard);"), "split", "the factor 1 - 3 is -2, but it must be > 0");
   }
-  SECTION("shift and round only on funcs that consist of a single pure stage") {
-    rejected_at(blur("split(<g, 0, 0, x>, xo, xi, 2, shift);"), "split",
-                "tail strategy 'shift' is allowed only on funcs that consist of a single pure stage");
-    rejected_at(blur("split(<h, 0, 1, y>, yo, yi, 2, round);"), "split", "but 'h' has 2 stages");
+  SECTION("shift and round only on pure stages (docs/semantics-decisions.md, reading 15)") {
+    rejected_at(blur("split(<g, 0, 1, x>, xo, xi, 2, shift);"), "split",
+                "tail strategy 'shift' is allowed only on pure stages");
+    rejected_at(blur("split(<h, 0, 1, y>, yo, yi, 2, round);"), "split",
+                "but loop <h, 0, 1, y> belongs to update stage 1 of 'h'; use 'guard'");
+    // The pure stage of a func with updates takes any tail strategy.
+    for (const char* tail : {"shift", "round"})
+      CHECK_NOTHROW(schedule_pipeline(
+          test::parse_valid(blur(std::string("split(<g, 0, 0, x>, xo, xi, 2, ") + tail + ");"))));
   }
   SECTION("fuse: the loop immediately inside, both pure or both reduction") {
     rejected_at(plane("fuse(<f, 0, 0, x>, t);"), "fuse", "to have exactly one loop of the same stage as its body");
