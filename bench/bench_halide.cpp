@@ -1,4 +1,6 @@
-// The cost of halo's Halide target against Halide alone (docs/halide.md, "Speed").
+// The cost of halo's Halide target against Halide alone (docs/halide.md, "Speed"), for one
+// Halide version: halo_bench_halide_MAJOR links that version's back end (HALO_HALIDE_MAJOR)
+// for "Halide alone", and sends halo's cases to that version's worker.
 //
 // For the first N cases of a fixed-seed campaign (the cases `halo fuzz --target halide`
 // runs), it times run_halide_case — reference, translation, Int(32) model, fork, JIT
@@ -40,8 +42,11 @@ int main(int argc, char** argv) {
   std::vector<Case> ran;  // cases Halide compiled and ran to a pass
   std::map<std::string, int> outcomes;
   halide::HalideOptions plain;
+  plain.version = HALO_HALIDE_MAJOR;
   plain.memcheck = false;
   halide::HalideOptions checked;
+  checked.version = HALO_HALIDE_MAJOR;
+  fmt::print("Halide {}\n", HALO_HALIDE_VERSION);
   // The worker process starts (and compiles Halide's JIT runtime) once per campaign: timed
   // apart, on a trivial case, and not charged to the cases.
   {
@@ -51,7 +56,7 @@ int main(int argc, char** argv) {
       halide::run_halide_case(first, resolve_input(first, {}), plain);
     } catch (const std::exception&) {
     }
-    fmt::print("worker start (fork, Halide's JIT runtime compiled once) and case 0: {:.0f} ms\n", 1e3 * since(t0));
+    fmt::print("worker start (fork and exec, Halide's JIT runtime compiled once) and case 0: {:.0f} ms\n", 1e3 * since(t0));
   }
   double all_plain = 0;
   for (uint64_t k = 0; k < cases; ++k) {

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libboost-dev librapidcheck-dev catch2 libfmt-dev libcli11-dev
-          nlohmann-json3-dev libhalide14-0-dev libsimde-dev
+          nlohmann-json3-dev libhalide14-0-dev libsimde-dev python3-venv
           chromium)  # chromium: the headless check of `halo explain` reports (tests/test_explain_browser.cpp)
 missing=()
 for p in "${packages[@]}"; do
@@ -18,6 +18,33 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
 fi
+
+# --- Halide wheels from PyPI (the Halide version matrix; docs/halide.md, "Versions") -------
+# Each pinned version goes into its own directory under the project-local .venv/halide/
+# (two versions of the `halide` wheel cannot share one environment); CMake finds them there
+# (cmake/HalideVersions.cmake). Only the wheel's C++ library, headers and CMake package are
+# used, so its Python dependencies are not installed. PyPI serves no Halide 20 wheel.
+# Without PyPI, halo tests Debian's Halide 14 alone, and says so.
+HALIDE_WHEELS=(19.0.0 21.0.0)
+install_halide_wheels() {
+  if [ ! -x .venv/bin/pip ] && ! python3 -m venv .venv; then
+    echo "warning: cannot create .venv: no Halide wheels; halo tests Debian's Halide 14 alone"
+    return 0
+  fi
+  local v dir
+  for v in "${HALIDE_WHEELS[@]}"; do
+    dir=.venv/halide/$v
+    [ -f "$dir/halide/lib64/libHalide.so" ] && continue
+    echo "installing halide==$v from PyPI into $dir"
+    if ! .venv/bin/pip install -q --disable-pip-version-check --no-deps --target "$dir" "halide==$v"; then
+      rm -rf "$dir"
+      echo "warning: halide==$v could not be installed from PyPI: halo tests the Halide versions it has"
+    fi
+  done
+}
+install_halide_wheels
+# --- end of the Halide wheels ---------------------------------------------------------------
+
 [ "${1:-}" = "--deps-only" ] && exit 0
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release

@@ -428,7 +428,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*lower) return cmd_lower(lower_opts, out);
     if (*schedule) return cmd_schedule(schedule_opts, schedule_steps, out);
     if (*bounds) return cmd_bounds(bounds_opts, out);
-    if (*oracle && oracle_halide.target == "halide")
+    if (*oracle && oracle_halide.target != "self")
       return cli::run_halide_oracle(oracle_halide, oracle_opts.file, oracle_opts.params, oracle_opts.windows,
                                     oracle_opts.json, oracle_opts.limits(), out, err);
     if (*oracle) return cmd_oracle(oracle_opts, out);

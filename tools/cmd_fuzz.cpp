@@ -22,8 +22,9 @@ Subcommand register_fuzz(CLI::App& app) {
       "fuzz", "run a fuzzing campaign: random valid programs, schedules and inputs, checked by the oracle");
   cmd->add_option("--target", o->target,
                   "what to fuzz: self (lowering, scheduling, β0 and the small-step machine against the big-step "
-                  "reference and the bounds query); halide (the Halide 14 compiler, docs/halide.md)")
-      ->check(CLI::IsMember({"self", "halide"}))
+                  "reference and the bounds query); halide (the newest Halide installed) or halide@M (Halide major "
+                  "version M), docs/halide.md")
+      ->check(self_or_halide("self|halide[@M]"))
       ->capture_default_str();
   add_campaign_options(cmd, o->campaign);
   add_halide_fuzz_flags(cmd, o->target, o->halide);
@@ -33,7 +34,7 @@ Subcommand register_fuzz(CLI::App& app) {
             c.target = o->target;
             c.reproduce = "halo fuzz --target self --replay {file}";
             c.check = [](const Program& p, const Limits& lim) { return fuzz::check_self(p, lim); };
-            if (o->target == "halide") use_halide_target(o->halide, c);
+            if (o->target != "self") use_halide_target(o->target, o->halide, c);
             return run_campaign_command(o->campaign, c, out, err);
           }};
 }

@@ -3,7 +3,7 @@
 
 #include "oracle/targets/halide/fuzz_target.hpp"
 #include "oracle/targets/halide/halide_oracle.hpp"
-#include "oracle/targets/halide/jit.hpp"
+#include "oracle/targets/halide/versions.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
@@ -11,43 +11,54 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace halo::cli {
 
 namespace {
 
-// A mistyped target string is a usage error, not a case Halide "rejects" (which a campaign
-// would count as a finding in every case).
-CLI::Validator halide_target_string() {
-  return CLI::Validator(
-      [](std::string& s) {
-        return halide::valid_halide_target(s) ? std::string() : "not a Halide target string: " + s;
-      },
-      "TARGET");
-}
-
 // The Halide flags mean nothing for another target; silently ignoring them would hide a
-// mistake (an --emit-cpp that writes nothing).
-void halide_flags_need_target(CLI::App* cmd, const std::string& target, std::vector<const char*> flags) {
-  cmd->parse_complete_callback([cmd, &target, flags] {
-    if (target == "halide") return;
-    for (const char* flag : flags)
-      if (cmd->count(flag) > 0) throw CLI::ValidationError(flag, "needs --target halide");
+// mistake (an --emit-cpp that writes nothing). A mistyped Halide target string is a usage
+// error too, not a case Halide "rejects" (which a campaign would count as a finding in every
+// case): every selected version is asked whether it understands it.
+void check_halide_flags(CLI::App* cmd, const std::string& target, const std::string& halide_target,
+                        std::vector<const char*> flags) {
+  cmd->parse_complete_callback([cmd, &target, &halide_target, flags] {
+    if (!halide::is_halide_target_name(target)) {
+      for (const char* flag : flags)
+        if (cmd->count(flag) > 0) throw CLI::ValidationError(flag, "needs --target halide");
+      return;
+    }
+    halide::HalideSelection sel = halide::select_halide_versions(target);
+    if (!sel.error.empty()) throw CLI::ValidationError("--target", sel.error);
+    for (int major : sel.majors)
+      if (!halide::valid_halide_target(major, halide_target))
+        throw CLI::ValidationError("--halide-target", fmt::format("not a Halide target string for Halide {}: {}", major,
+                                                                  halide_target));
   });
 }
 
 }  // namespace
 
+CLI::Validator self_or_halide(const std::string& self_text) {
+  return CLI::Validator(
+      [](std::string& s) {
+        return s == "self" || halide::is_halide_target_name(s) ? std::string()
+                                                               : "not a target: " + s + " (self, halide, halide@M, halide@all)";
+      },
+      self_text);
+}
+
 void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
   oracle->add_option("--target", f.target,
-                     "self: halo's own completed program (default); halide: the Halide 14 compiler "
+                     "self: halo's own completed program (default); halide: the newest Halide installed; "
+                     "halide@M: Halide major version M; halide@all: every installed version, as a matrix "
                      "(docs/halide.md)")
-      ->check(CLI::IsMember({"self", "halide"}))
+      ->check(self_or_halide("self|halide[@M|@all]"))
       ->capture_default_str();
   oracle->add_option("--halide-target", f.halide_target,
                      "with --target halide: the Halide target string to JIT-compile for (host = the machine)")
-      ->check(halide_target_string())
       ->capture_default_str();
   oracle->add_flag("--no-memcheck", f.no_memcheck,
                    "with --target halide: skip the traced run that checks every load and store of every func");
@@ -56,7 +67,7 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   oracle->add_option("--emit-cpp", f.emit_cpp,
                      "with --target halide: write the standalone Halide C++ reproducer to this file (- for stdout)");
-  halide_flags_need_target(oracle, f.target, {"--halide-target", "--no-memcheck", "--halide-timeout", "--emit-cpp"});
+  check_halide_flags(oracle, f.target, f.halide_target, {"--halide-target", "--no-memcheck", "--halide-timeout", "--emit-cpp"});
 }
 
 int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
@@ -66,6 +77,8 @@ int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const
   check_program(prog);
   schedule_pipeline(prog);  // the schedule's own restrictions (§2.8): halo accepts the case
   Input in = resolve_input(prog, InputOverrides{params, windows});
+  halide::HalideSelection sel = halide::select_halide_versions(f.target);
+  if (!sel.error.empty()) throw InputError(Diagnostic{file, {}, sel.error});
   halide::HalideOptions opt;
   opt.target = f.halide_target;
   opt.memcheck = !f.no_memcheck;
@@ -73,7 +86,17 @@ int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const
   opt.max_memory_bytes = limits.max_memory_bytes;
   opt.reference_limits = limits;
   opt.reuse_process = false;  // one case: a fresh process, no worker to start and warm
-  halide::HalideVerdict v = halide::run_halide_case(prog, in, opt);
+  std::vector<halide::HalideVerdict> verdicts;
+  for (int major : sel.majors) {
+    opt.version = major;
+    verdicts.push_back(halide::run_halide_case(prog, in, opt));
+  }
+  // The verdict the reproducer is written for: the newest version's finding, if any.
+  size_t shown = verdicts.size() - 1;
+  for (size_t i = 0; i < verdicts.size(); ++i)
+    if (verdicts[i].finding()) shown = i;
+  const halide::HalideVerdict& v = verdicts[shown];
+  opt.version = sel.majors[shown];
   std::string cpp;
   if (!f.emit_cpp.empty()) {
     try {
@@ -93,15 +116,29 @@ int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const
       err << "wrote the Halide reproducer to " << f.emit_cpp << "\n";
     }
   }
-  if (json) out << halide::halide_verdict_to_json(v).dump() << "\n";
-  else if (f.emit_cpp != "-" || cpp.empty()) out << halide::describe_halide_verdict(v);
-  return v.finding() ? kExitFinding : kExitOk;
+  bool any_finding = std::any_of(verdicts.begin(), verdicts.end(), [](const auto& x) { return x.finding(); });
+  if (sel.all) {
+    if (json) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& x : verdicts) rows.push_back(halide::halide_verdict_to_json(x));
+      out << nlohmann::json{{"target", "halide@all"}, {"file", file}, {"verdict", any_finding ? "violated" : "holds"},
+                            {"matrix", rows}}
+                 .dump()
+          << "\n";
+    } else if (f.emit_cpp != "-" || cpp.empty()) {
+      out << halide::halide_matrix_text(verdicts);
+    }
+  } else if (json) {
+    out << halide::halide_verdict_to_json(v).dump() << "\n";
+  } else if (f.emit_cpp != "-" || cpp.empty()) {
+    out << halide::describe_halide_verdict(v);
+  }
+  return any_finding ? kExitFinding : kExitOk;
 }
 
 void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzzFlags& f) {
   fuzz->add_option("--halide-target", f.halide_target,
                    "with --target halide: the Halide target string to JIT-compile for (host = the machine)")
-      ->check(halide_target_string())
       ->capture_default_str();
   fuzz->add_flag("--no-memcheck", f.no_memcheck,
                  "with --target halide: skip the traced run that checks every load and store of every func");
@@ -110,19 +147,25 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   fuzz->add_flag("--triage", f.triage,
                  "with --target halide: group the findings by failure signature, one representative each");
-  halide_flags_need_target(fuzz, target, {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage"});
+  check_halide_flags(fuzz, target, f.halide_target, {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage"});
 }
 
-void use_halide_target(const HalideFuzzFlags& f, CampaignCommand& c) {
+void use_halide_target(const std::string& target, const HalideFuzzFlags& f, CampaignCommand& c) {
+  halide::HalideSelection sel = halide::select_halide_versions(target);
+  if (sel.all || sel.majors.size() != 1)
+    throw InputError(Diagnostic{"", {}, "a campaign runs against one Halide version (--target halide or halide@M); "
+                                        "each finding is then re-run on every installed version"});
   halide::HalideOptions opt;
+  opt.version = sel.majors.front();
   opt.target = f.halide_target;
   opt.memcheck = !f.no_memcheck;
   opt.timeout_seconds = f.halide_timeout;
-  c.reproduce = "halo oracle {file} --target halide" +
+  c.reproduce = "halo oracle {file} --target " + target +
                 (f.halide_target == "host" ? std::string() : " --halide-target " + f.halide_target) +
                 "  (or compile and run the .cpp next to it)";
   c.check = [opt](const Program& p, const Limits& lim) { return halide::check_halide_case(p, lim, opt); };
   c.record_extra["halide_target"] = f.halide_target;
+  c.record_extra["halide_version"] = halide::halide_version_for(opt).version;
   bool triage = f.triage;
   c.finish = [opt, triage](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
     nlohmann::json groups = halide::finish_halide_campaign(s, opt, triage, text);

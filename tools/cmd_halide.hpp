@@ -16,7 +16,7 @@
 namespace halo::cli {
 
 struct HalideOracleFlags {
-  std::string target = "self";        // self: halo's own pipeline (β0, small-step); halide: Halide 14
+  std::string target = "self";        // self: halo's own pipeline (β0, small-step); halide[@M|@all]: Halide
   std::string halide_target = "host";
   bool no_memcheck = false;
   double halide_timeout = 60;
@@ -35,7 +35,10 @@ struct HalideFuzzFlags {
 };
 // `target` is the fuzz command's --target (the Halide flags require it to be halide).
 void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzzFlags& f);
-void use_halide_target(const HalideFuzzFlags& f, CampaignCommand& c);
+// `target` is halide or halide@M (a campaign runs against one version).
+void use_halide_target(const std::string& target, const HalideFuzzFlags& f, CampaignCommand& c);
+// The --target check of `oracle` and `fuzz`: self, halide, halide@M or halide@all.
+CLI::Validator self_or_halide(const std::string& self_text);
 
 int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
                       const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,

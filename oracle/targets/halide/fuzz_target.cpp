@@ -2,6 +2,7 @@
 #include "oracle/targets/halide/fuzz_target.hpp"
 
 #include "interp/input.hpp"
+#include "oracle/targets/halide/versions.hpp"
 #include "semantics/diagnostics.hpp"
 
 #include <fmt/format.h>
@@ -63,7 +64,27 @@ nlohmann::json finish_halide_campaign(fuzz::CampaignSummary& s, const HalideOpti
       Input in = resolve_input(f.minimized, {});
       v = run_halide_case(f.minimized, in, opt);
       reproduced = v.finding() && shrink_kind(v) == f.kind;
-      if (reproduced) signature = v.signature;
+      if (reproduced) {
+        // Its history: the same case on every installed version; the signature names the
+        // versions where it reproduces — the same outcome in the same phase (Halide's
+        // messages change between versions).
+        std::vector<std::pair<std::string, std::string>> history;
+        std::vector<std::string> where;
+        nlohmann::json versions = nlohmann::json::object();
+        const HalideVersion& own = halide_version_for(opt);
+        for (const HalideVersion& hv : installed_halide_versions()) {
+          HalideOptions other = opt;
+          other.version = hv.major;
+          HalideVerdict w = hv.major == own.major ? v : run_halide_case(f.minimized, in, other);
+          bool same = w.outcome == v.outcome && w.phase == v.phase;
+          versions[hv.version] = {{"outcome", outcome_name(w.outcome)}, {"reproduces", same}};
+          history.emplace_back(hv.version, outcome_name(w.outcome));
+          if (same) where.push_back(std::to_string(hv.major));
+        }
+        signature = fmt::format("{} @{}", v.signature, fmt::join(where, ","));
+        f.record["versions"] = versions;
+        f.record["history"] = version_history_text(history);
+      }
       if (!f.halo_file.empty() && v.finding()) {
         std::string cpp = fs::path(f.halo_file).replace_extension(".cpp").string();
         fuzz::write_file_atomically(cpp, halide_reproducer(f.minimized, in, v, opt));

@@ -9,6 +9,8 @@
 #include "oracle/targets/halide/int32_model.hpp"
 #include "oracle/targets/halide/isolate.hpp"
 #include "oracle/targets/halide/plan.hpp"
+#include "oracle/targets/halide/protocol.hpp"
+#include "oracle/targets/halide/versions.hpp"
 #include "oracle/targets/halide/worker.hpp"
 #include "oracle/theorems.hpp"
 #include "schedule/schedule.hpp"
@@ -19,6 +21,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -37,6 +40,9 @@ struct KnownRestriction {
 };
 const KnownRestriction kKnownRestrictions[] = {
     {"Can only vectorize loops over a constant extent",
+     "Halide vectorizes only loops whose extent is a constant greater than 1 after bounds inference; halo's "
+     "vectorized loops are semantically serial and may have any extent"},
+    {"Can only vectorize for loops over a constant extent",  // the same restriction, in Halide 19 and 21's words
      "Halide vectorizes only loops whose extent is a constant greater than 1 after bounds inference; halo's "
      "vectorized loops are semantically serial and may have any extent"},
     {"Can only unroll for loops over a constant extent",
@@ -66,66 +72,19 @@ std::string first_line(const std::string& s) {
   if (start == std::string::npos) return "";
   t = t.substr(start);
   if (t.rfind("Error: ", 0) == 0) t = t.substr(7);
+  // "Internal Error at /build/.../CodeGen_LLVM.cpp:1302 triggered by user code at : Symbol
+  // not found" (14), "Internal Error at /project/src/CodeGen_LLVM.cpp:1294 Symbol not found"
+  // (19): the place in Halide's sources differs between versions and builds.
+  const std::string internal = "Internal Error at ", user = "triggered by user code at : ";
+  if (t.rfind(internal, 0) == 0) {
+    size_t end = t.find_first_of(" \n", internal.size());
+    if (end != std::string::npos && t[end] == ' ') {
+      t = t.substr(end + 1);
+      if (t.rfind(user, 0) == 0) t = t.substr(user.size());
+    }
+  }
   size_t nl = t.find('\n');
   return nl == std::string::npos ? t : t.substr(0, nl);
-}
-
-// ------------------------------------------------------------------ JSON between child and parent
-nlohmann::json box_json(const Box& b) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const auto& [lo, hi] : b) j.push_back({lo, hi});
-  return j;
-}
-Box box_from(const nlohmann::json& j) {
-  Box b;
-  for (const auto& d : j) b.emplace_back(d[0].get<int64_t>(), d[1].get<int64_t>());
-  return b;
-}
-
-nlohmann::json jit_to_json(const JitResult& r) {
-  nlohmann::json realized = nlohmann::json::object();
-  for (const auto& [f, b] : r.mem.realized) realized[f] = box_json(b);
-  return {{"status", int(r.status)},
-          {"phase", r.phase},
-          {"message", r.message},
-          {"output_region", r.output_region},
-          {"values", r.values},
-          {"heap_corruption", r.heap_corruption},
-          {"target", r.target},
-          {"compile_seconds", r.compile_seconds},
-          {"run_seconds", r.run_seconds},
-          {"mem",
-           {{"loads", r.mem.loads},
-            {"stores", r.mem.stores},
-            {"realizations", r.mem.realizations},
-            {"out_of_bounds", r.mem.out_of_bounds},
-            {"out_of_bounds_examples", r.mem.out_of_bounds_examples},
-            {"uninitialized", r.mem.uninitialized},
-            {"uninitialized_examples", r.mem.uninitialized_examples},
-            {"realized", realized}}}};
-}
-
-JitResult jit_from_json(const nlohmann::json& j) {
-  JitResult r;
-  r.status = JitResult::Status(j.at("status").get<int>());
-  r.phase = j.at("phase").get<std::string>();
-  r.message = j.at("message").get<std::string>();
-  r.output_region = j.at("output_region").get<std::vector<std::pair<int32_t, int32_t>>>();
-  r.values = j.at("values").get<std::vector<int32_t>>();
-  r.heap_corruption = j.at("heap_corruption").get<std::vector<std::string>>();
-  r.target = j.at("target").get<std::string>();
-  r.compile_seconds = j.at("compile_seconds").get<double>();
-  r.run_seconds = j.at("run_seconds").get<double>();
-  const auto& m = j.at("mem");
-  r.mem.loads = m.at("loads").get<uint64_t>();
-  r.mem.stores = m.at("stores").get<uint64_t>();
-  r.mem.realizations = m.at("realizations").get<uint64_t>();
-  r.mem.out_of_bounds = m.at("out_of_bounds").get<uint64_t>();
-  r.mem.out_of_bounds_examples = m.at("out_of_bounds_examples").get<std::vector<std::string>>();
-  r.mem.uninitialized = m.at("uninitialized").get<uint64_t>();
-  r.mem.uninitialized_examples = m.at("uninitialized_examples").get<std::vector<std::string>>();
-  for (const auto& [f, b] : m.at("realized").items()) r.mem.realized[f] = box_from(b);
-  return r;
 }
 
 // What the child reported: the phases it entered, and the results of its runs.
@@ -294,6 +253,7 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     return;
   }
   v.halide_target = rep.plain->target;
+  if (!rep.plain->bounds_query_note.empty()) v.notes.push_back(rep.plain->bounds_query_note);
   std::vector<const JitResult*> runs{&*rep.plain};
   if (rep.memcheck) runs.push_back(&*rep.memcheck);
   for (const JitResult* r : runs) {
@@ -404,68 +364,36 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
                                       : "");
 }
 
-// What the isolated process does for one case: the plain run, then (if it succeeded) the
-// traced one, each reported as a line of JSON after the phases it went through.
-int run_in_child(const HalidePlan& plan, const HalideOptions& opt, int fd) {
-  auto phase = [fd](const std::string& prefix) {
-    return [fd, prefix](const char* p) { write_all(fd, "PHASE " + prefix + p + "\n"); };
-  };
-  JitOptions jo;
-  jo.target = opt.target;
-  JitResult plain = run_plan_jit(plan, jo, phase(""));
-  write_all(fd, "RESULT " + jit_to_json(plain).dump() + "\n");
-  if (opt.memcheck && plain.status == JitResult::Status::Ok) {
-    jo.memcheck = true;
-    JitResult traced = run_plan_jit(plan, jo, phase("memcheck_"));
-    write_all(fd, "MEMCHECK " + jit_to_json(traced).dump() + "\n");
-  }
-  return 0;
-}
-
-// A case as the worker receives it: the program's text (print ∘ parse is the identity),
-// the input, and the options that matter in the child.
-std::string case_request(const Program& prog, const Input& in, const HalideOptions& opt) {
-  nlohmann::json params = nlohmann::json::array(), window = nlohmann::json::array();
-  for (const Value& v : in.params) params.push_back(v.small());
-  for (const Interval& w : in.window) window.push_back({w.min.small(), w.len.small()});
-  return nlohmann::json{{"file", prog.file},     {"program", print_program(prog)}, {"params", params},
-                        {"window", window},      {"memcheck", opt.memcheck},       {"target", opt.target}}
-      .dump();
-}
-
-void serve_case(const std::string& request, int fd) {
-  nlohmann::json j = nlohmann::json::parse(request);
-  Program prog = parse_program(j.at("program").get<std::string>(), j.at("file").get<std::string>());
-  Input in;
-  for (const auto& p : j.at("params")) in.params.push_back(Value(p.get<int64_t>()));
-  for (const auto& w : j.at("window")) in.window.push_back(Interval{Value(w[0].get<int64_t>()), Value(w[1].get<int64_t>()), {}});
-  auto translated = translate_to_halide(prog, in);
-  if (auto* err = std::get_if<TranslationError>(&translated)) throw std::runtime_error(err->message);
-  HalideOptions opt;
-  opt.memcheck = j.at("memcheck").get<bool>();
-  opt.target = j.at("target").get<std::string>();
-  run_in_child(std::get<HalidePlan>(translated), opt, fd);
-}
-
-// The long-lived worker of this process, for one Halide target; replaced after it dies,
-// after a suspicious outcome, and every kWorkerRequests requests.
+// The long-lived worker of each Halide version, for one Halide target string; replaced
+// after it dies, after a suspicious outcome, and every kWorkerRequests requests.
 constexpr uint64_t kWorkerRequests = 1000;
-std::unique_ptr<Worker> g_worker;
-std::string g_worker_target;
+struct WorkerSlot {
+  std::unique_ptr<Worker> worker;
+  std::string target;
+};
+std::map<int, WorkerSlot> g_workers;
 
-void stop_worker() { g_worker.reset(); }
+void stop_worker(int major) { g_workers.erase(major); }
 
-Worker& worker_for(const HalideOptions& opt) {
-  if (g_worker && (!g_worker->alive() || g_worker_target != opt.target || g_worker->requests() >= kWorkerRequests))
-    stop_worker();
-  if (!g_worker) {
-    std::string target = opt.target;
-    g_worker = std::make_unique<Worker>([target] { warm_up_jit(target); }, serve_case);
-    g_worker_target = opt.target;
+Worker& worker_for(const HalideOptions& opt, const HalideVersion& v) {
+  WorkerSlot& s = g_workers[v.major];
+  if (s.worker && (!s.worker->alive() || s.target != opt.target || s.worker->requests() >= kWorkerRequests))
+    s.worker.reset();
+  if (!s.worker) {
+    s.worker = std::make_unique<Worker>(v.worker, std::vector<std::string>{"--serve", "--target", opt.target});
+    s.target = opt.target;
     // Wait for the warm-up, so that it is not charged to the first case's time limit.
-    g_worker->call("", 300, 0);
+    s.worker->call("", 300, 0);
   }
-  return *g_worker;
+  return *s.worker;
+}
+
+// One request in a fresh worker process, which ends after it.
+IsolatedRun run_fresh(const HalideVersion& v, const std::string& request, const HalideOptions& opt) {
+  Worker w(v.worker, {"--serve", "--no-warm-up", "--target", opt.target});
+  IsolatedRun run = w.call(request, opt.timeout_seconds, opt.max_memory_bytes);
+  w.stop();
+  return run;
 }
 
 }  // namespace
@@ -502,6 +430,8 @@ bool is_finding(HalideOutcome o) {
 HalideVerdict run_halide_case(const Program& prog, const Input& in, const HalideOptions& opt) {
   auto start = std::chrono::steady_clock::now();
   HalideVerdict v;
+  const HalideVersion& version = halide_version_for(opt);
+  v.halide_version = version.version;
   auto finish = [&](HalideVerdict& out) -> HalideVerdict {
     out.signature = signature_of(out, prog);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -530,10 +460,11 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
     v.detail = "outside the Int(32) model: " + model.why;
     return finish(v);
   }
+  std::string request = case_request_text(prog, in, opt.memcheck, opt.target);
   IsolatedRun run;
   bool fresh = !opt.reuse_process;
   if (opt.reuse_process) {
-    run = worker_for(opt).call(case_request(prog, in, opt), opt.timeout_seconds, opt.max_memory_bytes);
+    run = worker_for(opt, version).call(request, opt.timeout_seconds, opt.max_memory_bytes);
     ChildReport rep = parse_report(run.report);
     classify(v, run, rep, ref, prog, in, opt, model);
     // A crash, hang or memory finding of the worker could come from an earlier case that
@@ -541,17 +472,17 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
     if (run.end != IsolatedRun::End::Exited || v.outcome == HalideOutcome::Crash ||
         v.outcome == HalideOutcome::Hang || v.outcome == HalideOutcome::OutOfMemory ||
         v.outcome == HalideOutcome::MemoryViolation) {
-      stop_worker();
+      stop_worker(version.major);
       std::string seen = outcome_name(v.outcome);
       v = HalideVerdict{};
+      v.halide_version = version.version;
       v.notes = plan.notes;
       v.notes.push_back("seen as " + seen + " in the long-lived worker; decided again in a fresh process");
       fresh = true;
     }
   }
   if (fresh) {
-    run = run_isolated([&](int fd) { return run_in_child(plan, opt, fd); }, opt.timeout_seconds,
-                       opt.max_memory_bytes);
+    run = run_fresh(version, request, opt);
     classify(v, run, parse_report(run.report), ref, prog, in, opt, model);
   }
   if (v.outcome == HalideOutcome::Pass && !model.in_model)
@@ -560,6 +491,15 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
 }
 
 std::string failure_signature(const HalideVerdict& v) { return v.signature; }
+
+const HalideVersion& halide_version_for(const HalideOptions& opt) {
+  if (opt.version == 0) return newest_halide_version();
+  const HalideVersion* v = find_halide_version(opt.version);
+  if (!v)
+    throw std::runtime_error(fmt::format("Halide {} is not installed (installed: {})", opt.version,
+                                         installed_halide_list()));
+  return *v;
+}
 
 std::string halide_reproducer(const Program& prog, const Input& in, const HalideVerdict& v, const HalideOptions& opt) {
   OutputBuffer ref = evaluate_fast(prog.pipeline, in, opt.reference_limits);
@@ -587,6 +527,7 @@ nlohmann::json halide_verdict_to_json(const HalideVerdict& v) {
                     {"traced_run", m.in_memcheck_run}});
   }
   return {{"target", "halide"},
+          {"halide_version", v.halide_version},
           {"outcome", outcome_name(v.outcome)},
           {"finding", v.finding()},
           {"violation", is_violation(v.outcome)},
@@ -614,9 +555,45 @@ nlohmann::json halide_verdict_to_json(const HalideVerdict& v) {
           {"seconds", v.seconds}};
 }
 
+std::string halide_matrix_text(const std::vector<HalideVerdict>& verdicts) {
+  std::string s = fmt::format("{:<8}  {:<17}  {:<14}  {}\n", "Halide", "outcome", "phase", "what happened");
+  bool any = false;
+  for (const HalideVerdict& v : verdicts) {
+    any |= v.finding();
+    std::string what = v.detail;
+    if (what.size() > 160) what = what.substr(0, 157) + "...";
+    s += fmt::format("{:<8}  {:<17}  {:<14}  {}\n", v.halide_version, outcome_name(v.outcome),
+                     v.phase.empty() ? "-" : v.phase, what);
+  }
+  for (const HalideVerdict& v : verdicts)
+    if (v.finding()) s += fmt::format("signature in {}: {}\n", v.halide_version, v.signature);
+  s += fmt::format("verdict: {}\n", any ? "violated" : "holds");
+  return s;
+}
+
+std::string version_history_text(const std::vector<std::pair<std::string, std::string>>& outcomes) {
+  // "wrong_output in 14.0.0 and 19.0.0; pass in 21.0.0", in version order.
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& [version, outcome] : outcomes) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == outcome; });
+    if (it == groups.end()) groups.push_back({outcome, {version}});
+    else it->second.push_back(version);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [outcome, versions] : groups) {
+    std::string list = versions.size() == 1 ? versions.front()
+                                            : fmt::format("{} and {}",
+                                                          fmt::join(versions.begin(), versions.end() - 1, ", "),
+                                                          versions.back());
+    parts.push_back(fmt::format("{} in {}", outcome, list));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 std::string describe_halide_verdict(const HalideVerdict& v) {
-  std::string s = fmt::format("Halide{}: {}\n  {}\n", v.halide_target.empty() ? "" : " (" + v.halide_target + ")",
-                              outcome_name(v.outcome), v.detail);
+  std::string s = fmt::format("Halide {}{}: {}\n  {}\n", v.halide_version,
+                              v.halide_target.empty() ? "" : " (" + v.halide_target + ")", outcome_name(v.outcome),
+                              v.detail);
   for (size_t i = 1; i < v.first_mismatches.size() && i < 10; ++i) {
     const PointMismatch& m = v.first_mismatches[i];
     s += fmt::format("  also {} = {}, expected {}\n", point_text(m.point), m.got, m.expected.to_string());

@@ -40,6 +40,7 @@ bool is_finding(HalideOutcome o);          // a violation or a divergence
 bool is_violation(HalideOutcome o);        // wrong_output, memory_violation, crash, internal_error
 
 struct HalideOptions {
+  int version = 0;               // the Halide major version (versions.hpp); 0 = the newest installed
   std::string target = "host";   // a Halide target string; "host" = get_jit_target_from_environment()
   bool memcheck = true;          // also run the traced pipeline (Theorem 2.1 for intermediates)
   double timeout_seconds = 60;   // for compiling and running, in the child
@@ -67,6 +68,7 @@ struct HalideVerdict {
   std::string signature;    // failure_signature: the same for two cases that fail the same way
   std::string output_tail;  // the last bytes Halide's process printed
   std::string halide_target;
+  std::string halide_version;  // "21.0.0": the Halide that ran the case
   uint64_t mismatches = 0;
   std::vector<PointMismatch> first_mismatches;
   MemcheckReport mem;
@@ -80,6 +82,10 @@ struct HalideVerdict {
 // passed). Throws ResourceLimit when halo's own reference evaluation exceeds
 // opt.reference_limits; every failure of Halide is an outcome.
 HalideVerdict run_halide_case(const Program& prog, const Input& in, const HalideOptions& opt = {});
+
+// The installed Halide opt.version names (the newest for 0); throws when it is not installed.
+struct HalideVersion;
+const HalideVersion& halide_version_for(const HalideOptions& opt);
 
 // Groups findings that fail the same way: the outcome, Halide's phase, and the message with
 // the program's own names and all numbers replaced (for wrong_output and memory_violation,
@@ -95,5 +101,10 @@ std::string halide_reproducer(const Program& prog, const Input& in, const Halide
 
 nlohmann::json halide_verdict_to_json(const HalideVerdict& v);
 std::string describe_halide_verdict(const HalideVerdict& v);  // a few lines for people
+// `halo oracle --target halide@all`: one row per version (version × outcome).
+std::string halide_matrix_text(const std::vector<HalideVerdict>& verdicts);
+// A finding's history: (version, outcome) in version order → "wrong_output in 14.0.0 and
+// 19.0.0; pass in 21.0.0".
+std::string version_history_text(const std::vector<std::pair<std::string, std::string>>& outcomes);
 
 }  // namespace halo::halide

@@ -1,7 +1,10 @@
 // Back end (a) of the Halide translation: builds a HalidePlan with Halide's C++ API,
 // JIT-compiles it for the host (or a given target) and realizes it on R(z), in the calling
-// process. It is meant to run inside the isolated child of halide_oracle.cpp: a crash or a
-// hang of Halide here must not take halo down. Only this file includes Halide.h.
+// process. It runs inside a worker executable (worker/worker_main.cpp, one per Halide
+// version), never in halo: a crash or a hang of Halide there must not take halo down.
+// Its implementation, worker/jit.cpp, is the only file that includes Halide.h; it is
+// compiled once per version, and what differs between versions is there, behind
+// HALO_HALIDE_MAJOR checks. halo_lib uses only the types declared here.
 //
 // Two run modes:
 //  * plain: the pipeline exactly as translated, whose output is compared with the
@@ -49,7 +52,8 @@ struct JitResult {
   Status status = Status::Ok;
   std::string phase;    // build, compile, bounds_query, run
   std::string message;  // Halide's message
-  std::vector<std::pair<int32_t, int32_t>> output_region;  // the buffer the bounds query asked for
+  std::vector<std::pair<int32_t, int32_t>> output_region;  // the output buffer realized (min, extent)
+  std::string bounds_query_note;  // set when the bounds query's answer did not contain R(z)
   std::vector<int32_t> values;                             // on R(z), first dimension fastest
   std::vector<std::string> heap_corruption;                // guard bytes found overwritten
   MemcheckReport mem;
@@ -59,8 +63,8 @@ struct JitResult {
 
 const char* jit_status_name(JitResult::Status s);
 
-// Whether Halide understands `target` ("host", or a string such as x86-64-linux-avx2).
-bool valid_halide_target(const std::string& target);
+// Whether this Halide understands `target` ("host", or a string such as x86-64-linux-avx2).
+bool halide_understands_target(const std::string& target);
 
 // Builds, compiles and runs the plan. `phase` is called when a phase starts (so that a
 // crash can be attributed to it). Halide's exceptions are caught and classified; anything

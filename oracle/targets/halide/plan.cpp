@@ -333,7 +333,33 @@ class Translator {
     plan_.schedule.push_back(std::move(c));
   }
 
+  // Specializations whose condition equals an earlier one's: Halide's Stage::specialize
+  // returns the existing specialization for an equal condition, and in §2.8.1's chain of
+  // ifs the later copy never runs. (func, k) -> the earlier j.
+  std::map<std::pair<std::string, int64_t>, int64_t> same_specialization_;
+
+  static bool names_loop(DirectiveKind k) {
+    return k == DirectiveKind::Split || k == DirectiveKind::Fuse || k == DirectiveKind::Swap ||
+           k == DirectiveKind::Traverse || k == DirectiveKind::ComputeAt || k == DirectiveKind::StoreAt;
+  }
+
   void translate_directive(const Directive& d) {
+    if (names_loop(d.kind) && d.loop.spec != 0) {
+      auto same = same_specialization_.find({d.loop.func.text, d.loop.spec});
+      if (same != same_specialization_.end()) {
+        if (d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt)
+          throw NotExpressible{fmt::format(
+              "{}: specialization {} of {} has the same condition as specialization {}, which Halide merges into "
+              "one; a LoopLevel inside it names the loop of specialization {}",
+              print_directive(d), d.loop.spec, d.loop.func.text, same->second, same->second)};
+        plan_.notes.push_back(fmt::format(
+            "{}: specialization {} of {} has the same condition as specialization {} and never runs (the first "
+            "condition that holds wins); Halide merges equal conditions into one specialization, so this "
+            "directive, which schedules the copy that never runs, is not translated",
+            print_directive(d), d.loop.spec, d.loop.func.text, same->second));
+        return;
+      }
+    }
     HlCall c;
     switch (d.kind) {
       case DirectiveKind::Specialize: {
@@ -341,9 +367,18 @@ class Translator {
         // specializes stage by stage, so every stage gets the same conditions, in order
         // (Halide takes the first that holds, as the `if` chain does).
         const FuncDef* f = prog_.pipeline.find(d.func.text);
+        std::vector<std::string> conditions;
+        for (size_t k = 0; k < d.exprs.size(); ++k) {
+          std::string text = hl_expr_cpp(to_bool(startup(d.exprs[k])));
+          auto earlier = std::find(conditions.begin(), conditions.end(), text);
+          if (earlier != conditions.end())
+            same_specialization_[{f->name.text, int64_t(k + 1)}] = int64_t(earlier - conditions.begin()) + 1;
+          conditions.push_back(text);
+        }
         for (int64_t stage = 0; stage < int64_t(f->stage_count()); ++stage) {
           const auto& base = loops_[StageKey{f->name.text, 0, stage}];
           for (size_t k = 0; k < d.exprs.size(); ++k) {
+            if (same_specialization_.count({f->name.text, int64_t(k + 1)})) continue;
             HlCall s;
             s.kind = HlCall::Kind::Specialize;
             s.stage = HlStageRef{f->name.text, 0, stage};

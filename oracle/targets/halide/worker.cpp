@@ -44,8 +44,9 @@ bool read_exact(int fd, void* data, size_t n) {
   return true;
 }
 
-[[noreturn]] void serve(int request_fd, int report_fd, const std::function<void()>& init,
-                        const Worker::Handler& handler) {
+}  // namespace
+
+void serve_requests(int request_fd, int report_fd, const std::function<void()>& init, const WorkerHandler& handler) {
   signal(SIGPIPE, SIG_IGN);
   default_crash_signals();
   rlimit core{0, 0};
@@ -53,9 +54,9 @@ bool read_exact(int fd, void* data, size_t n) {
   init();
   while (true) {
     Header h;
-    if (!read_exact(request_fd, &h, sizeof h)) _exit(0);
+    if (!read_exact(request_fd, &h, sizeof h)) return;
     std::string request(h.length, '\0');
-    if (!read_exact(request_fd, request.data(), request.size())) _exit(0);
+    if (!read_exact(request_fd, request.data(), request.size())) return;
     // This request's memory: the soft limit, which the worker may raise again later
     // because the hard limit stays where it was.
     if (h.max_memory_bytes > 0 && !address_sanitizer_active()) {
@@ -74,13 +75,18 @@ bool read_exact(int fd, void* data, size_t n) {
       write_all(report_fd, std::string("\nEXCEPTION ") + e.what() + "\n");
     }
     alarm(0);
-    if (!write_all(report_fd, kDone)) _exit(0);
+    if (!write_all(report_fd, kDone)) return;
   }
 }
 
-}  // namespace
-
-Worker::Worker(std::function<void()> init, Handler handler) {
+Worker::Worker(const std::string& executable, const std::vector<std::string>& args) {
+  if (access(executable.c_str(), X_OK) != 0)
+    throw std::runtime_error("cannot run the Halide worker " + executable + ": " + std::strerror(errno));
+  std::vector<std::string> argv_text{executable};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
   int request[2], report[2], output[2];
   if (pipe2(request, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   if (pipe2(report, O_CLOEXEC) != 0 || pipe2(output, O_CLOEXEC) != 0) {
@@ -95,13 +101,15 @@ Worker::Worker(std::function<void()> init, Handler handler) {
     throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
-    close(request[1]);
-    close(report[0]);
-    close(output[0]);
-    dup2(output[1], 1);
-    dup2(output[1], 2);
-    close(output[1]);
-    serve(request[0], report[1], init, handler);
+    // Out of the way of 0-3 first (a pipe may have got one of those numbers); dup2 clears
+    // close-on-exec on the copies the worker keeps, the others close at exec.
+    int rq = fcntl(request[0], F_DUPFD_CLOEXEC, 10), rp = fcntl(report[1], F_DUPFD_CLOEXEC, 10),
+        out = fcntl(output[1], F_DUPFD_CLOEXEC, 10);
+    if (rq < 0 || rp < 0 || out < 0 || dup2(rq, kWorkerRequestFd) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
+        dup2(rp, kWorkerReportFd) < 0)
+      _exit(126);
+    execv(argv[0], argv.data());
+    _exit(127);
   }
   close(request[0]);
   close(report[1]);

@@ -1,5 +1,7 @@
 // A long-lived isolated child process that serves many requests: the fast path of the
-// Halide target. A process forked per case (isolate.hpp) costs about as much as a tenth of
+// Halide target. The child is a worker executable (one per Halide version, versions.hpp),
+// started with fork and exec; requests go down its stdin, reports come back on its fd 3,
+// and its stdout and stderr are kept per request. A process forked per case (isolate.hpp) costs about as much as a tenth of
 // a small pipeline's JIT compile (fork, copy-on-write faults, tearing down the address
 // space), so a campaign sends its cases to one worker that stays warm; each request still
 // has its own time limit (the worker is killed and the request reported as timed out) and
@@ -19,15 +21,23 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace halo::halide {
 
+// The worker's file descriptors, as the executable sees them.
+constexpr int kWorkerRequestFd = 0, kWorkerReportFd = 3;
+
+// In the worker executable: `init` runs once; then `handler` serves each request from
+// `request_fd`, writing its report to `report_fd`, under the request's time and memory
+// limits; returns (to exit) when the requests end.
+using WorkerHandler = std::function<void(const std::string& request, int report_fd)>;
+void serve_requests(int request_fd, int report_fd, const std::function<void()>& init, const WorkerHandler& handler);
+
 class Worker {
  public:
-  // In the child: `init` runs once; then `handler` serves each request, writing its report
-  // to `report_fd`.
-  using Handler = std::function<void(const std::string& request, int report_fd)>;
-  Worker(std::function<void()> init, Handler handler);
+  // Starts `executable` with `args` (throws std::runtime_error when it cannot).
+  Worker(const std::string& executable, const std::vector<std::string>& args);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;

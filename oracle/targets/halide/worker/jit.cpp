@@ -380,6 +380,8 @@ void schedule(Built& b, const HalidePlan& plan) {
   }
 }
 
+constexpr int32_t kUnwrittenOutput = int32_t(0xDEADBEEFu);
+
 Halide::Target target_of(const std::string& t) {
   return t == "host" || t.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(t);
 }
@@ -437,28 +439,28 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
     r.message = ctx.errors.front();
     return;
   }
-  // A bound (or bound_extent) on the output func makes the bounds query answer with the
-  // bound's region, which need not contain R(z): had the buffer been R(z), Halide's
-  // runtime check of the bound would have failed. That is what it is reported as.
-  for (int d = 0; d < query.dimensions(); ++d)
-    if (query.dim(d).extent() < 0) {
-      r.status = JitResult::Status::RuntimeError;
-      r.message = fmt::format("the bounds query answers a negative extent ({}) for dimension {} of the output {}",
-                              query.dim(d).extent(), d, plan.output);
-      return;
-    }
-  bool empty_window = false;
-  for (const auto& [wmin, wlen] : plan.window) empty_window |= wlen <= 0;
-  for (int d = 0; !empty_window && d < query.dimensions() && size_t(d) < plan.window.size(); ++d) {
+  // A bound (or bound_extent) on the output func, or a split factor of 0 from a parameter,
+  // can make the bounds query answer a region that does not contain R(z), or an empty or
+  // negative one. halo does not guess what Halide would do with R(z) then: it realizes on a
+  // buffer over R(z), as a user who does not run the query would, and judges the outcome
+  // (Halide's own check fails: compared with halo's completed program; no failure: the
+  // values are compared, and an output Halide never wrote is wrong).
+  bool covers = query.dimensions() == int(plan.window.size());
+  for (int d = 0; covers && d < query.dimensions(); ++d) {
     int64_t mn = query.dim(d).min(), ext = query.dim(d).extent();
     const auto& [wmin, wlen] = plan.window[size_t(d)];
-    if (wlen > 0 && (wmin < mn || int64_t(wmin) + wlen > mn + ext)) {
-      r.status = JitResult::Status::RuntimeError;
-      r.message = fmt::format("the bounds query asks for an output buffer of {} over [{}, {}] in dimension {}, "
-                              "which does not contain R(z)'s [{}, {}] (a bound on the output func does that): "
-                              "on a buffer over R(z), Halide's own checks fail",
-                              plan.output, mn, mn + ext - 1, d, wmin, int64_t(wmin) + wlen - 1);
-      return;
+    if (ext < 0 || (wlen > 0 && (wmin < mn || int64_t(wmin) + wlen > mn + ext))) covers = false;
+  }
+  if (!covers) {
+    std::vector<std::string> dims;
+    for (int d = 0; d < query.dimensions(); ++d)
+      dims.push_back(fmt::format("[{}, {}]", query.dim(d).min(), int64_t(query.dim(d).min()) + query.dim(d).extent() - 1));
+    r.bounds_query_note = fmt::format("the bounds query answers {} for the output {}, which does not contain R(z): "
+                                      "realized on a buffer over R(z) instead",
+                                      fmt::join(dims, " x "), plan.output);
+    for (int d = 0; d < query.dimensions() && size_t(d) < plan.window.size(); ++d) {
+      query.raw_buffer()->dim[d].min = plan.window[size_t(d)].first;
+      query.raw_buffer()->dim[d].extent = plan.window[size_t(d)].second;
     }
   }
   uint64_t points = 1;
@@ -478,7 +480,8 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
   }
   void* host = heap.allocate(std::max<uint64_t>(points, 1) * sizeof(int32_t));
   if (!host) throw std::bad_alloc();
-  std::memset(host, 0, std::max<uint64_t>(points, 1) * sizeof(int32_t));
+  // A sentinel, not 0: a point Halide never writes must not pass for a computed 0.
+  std::fill_n(static_cast<int32_t*>(host), std::max<uint64_t>(points, 1), kUnwrittenOutput);
   Halide::Buffer<int32_t> buf(static_cast<int32_t*>(host), int(shape.size()), shape.data());
   for (const auto& [mn, ext] : r.output_region) ctx.output_realization.box.emplace_back(mn, int64_t(mn) + ext - 1);
   if (opt.memcheck) {
@@ -515,7 +518,7 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
 
 }  // namespace
 
-bool valid_halide_target(const std::string& target) {
+bool halide_understands_target(const std::string& target) {
   return target == "host" || Halide::Target::validate_target_string(target);
 }
 
