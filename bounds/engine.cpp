@@ -118,6 +118,19 @@ HoleFilling filling_from_json(const nlohmann::json& j, const TgtProgram& t, cons
       errs.push_back(Diagnostic{source, {}, fmt::format("the program has no hole {}", key)});
       continue;
     }
+    // A plain name x means the innermost variable of the scope a reader calls x (a loop's
+    // qualified <f, j, i, x>), as in the text form of target programs.
+    FreeVars plain;
+    plain.visit(e);
+    std::map<std::string, std::string> readable;
+    for (const auto& v : plain.names)
+      if (std::find(sc->second.begin(), sc->second.end(), v) == sc->second.end())
+        for (auto it = sc->second.rbegin(); it != sc->second.rend(); ++it)
+          if (short_var(*it) == v) {
+            readable[v] = *it;
+            break;
+          }
+    e = rename_vars(e, readable);
     FreeVars fv;
     fv.visit(e);
     for (const auto& v : fv.names)

@@ -306,7 +306,7 @@ class Extractor {
       }
       case StmtKind::For: {  // B(for) fig. 2.10a: e_len >= 0 ∧ ∀ v ∈ [e_min, e_len] : B(s)
         const auto& n = as<ForStmt>(s);
-        return conj({local_conjuncts(s, sh_), forall(n.var, n.min, n.len, b(n.body), s->loc)});
+        return conj({local_conjuncts(s, sh_), forall(n.binder(), n.min, n.len, b(n.body), s->loc)});
       }
       case StmtKind::Let: {  // B(let) fig. 2.10a: B_cpu(e) ∧ let v = e in B(s)
         const auto& n = as<LetStmt>(s);
@@ -518,9 +518,45 @@ std::string print_conjunct(const Query& q) {
   }
 }
 
+namespace {
+// q as a reader writes it: a qualified loop variable <f, j, i, x> (docs/semantics-decisions.md,
+// "Qualified loop variables") is shown as x where the innermost ∀ or let a reader calls x
+// binds it, as the target printer does (docs/target-syntax.md); a binder is shown by its
+// short name unless an enclosing binder has the same one.
+Query readable(const Query& q, std::vector<std::pair<std::string, std::string>>& scope) {
+  auto shown = [&](const Expr& e) {
+    if (!e) return e;
+    std::map<std::string, std::string> names;
+    for (auto it = scope.rbegin(); it != scope.rend(); ++it)
+      if (is_qualified_var(it->second) && !names.count(it->second)) {
+        bool innermost = std::none_of(scope.rbegin(), it, [&](const auto& b) { return b.first == it->first; });
+        if (innermost) names[it->second] = it->first;
+      }
+    return rename_vars(e, names);
+  };
+  auto n = std::make_shared<QueryNode>(*q);
+  n->expr = shown(q->expr);
+  n->min = shown(q->min);
+  n->len = shown(q->len);
+  for (Expr& e : n->point) e = shown(e);
+  for (auto& [mn, ln] : n->box) mn = shown(mn), ln = shown(ln);
+  bool binds = q->kind == QueryKind::Forall || q->kind == QueryKind::Let;
+  if (binds) {
+    std::string s = short_var(q->var);
+    bool clash = std::any_of(scope.begin(), scope.end(), [&](const auto& b) { return b.first == s; });
+    if (!clash) n->var = s;
+    scope.emplace_back(s, q->var);
+  }
+  for (Query& k : n->kids) k = readable(k, scope);
+  if (binds) scope.pop_back();
+  return n;
+}
+}  // namespace
+
 std::string print_query(const Query& q, bool with_origins) {
   std::vector<std::string> out;
-  lines(q, with_origins, out);
+  std::vector<std::pair<std::string, std::string>> scope;
+  lines(q ? readable(q, scope) : q, with_origins, out);
   std::string s;
   for (const auto& l : out) s += l + "\n";
   return s;

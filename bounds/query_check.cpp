@@ -98,11 +98,11 @@ class Checker {
         // The minimum may lie beyond 64 bits (the machine runs such loops); the length is
         // an iteration count, and one beyond 64 bits would never finish anyway.
         if (mn.is_error() || !len)
-          throw Found{{fmt::format("∀ {} ∈ [{}, {}] : ...", n.var, print_expr(n.min), print_expr(n.len)),
+          throw Found{{fmt::format("∀ {} ∈ [{}, {}] : ...", n.binder(), print_expr(n.min), print_expr(n.len)),
                        "the range of a loop", s->loc,
                        fmt::format("the range evaluates to [{}, {}], not an integer minimum and a 64-bit length; {}",
                                    mn.to_string(), ln.to_string(), env_text())}};
-        env_.emplace_back(n.var, mn);
+        env_.emplace_back(n.binder(), mn);
         Value v = mn;
         for (int64_t i = 0; i < *len; ++i) {  // ∀ v ∈ [min, len]: the iterations
           env_.back().second = v;

@@ -34,9 +34,10 @@ struct ProgramGenConfig {
   int max_expr_depth = 3;
   int max_window_extent = 4;
   // Give every func its own variable names (x0, y0 for f0; reduction variables r<func><stage><k>)
-  // instead of x, y, z, w everywhere. compute_at may not put a loop of a producer inside a
-  // loop binding the same variable (docs/schedule-placement.md), so schedules that nest
-  // funcs need distinct names; shared names keep the other corner (shadowing) covered.
+  // instead of x, y, z, w everywhere. Halide users share x, y, z across funcs, and loops bind
+  // qualified variables (docs/semantics-decisions.md, "Qualified loop variables"), so
+  // producers computed inside consumers over the same names are the common case; distinct
+  // names keep the other corner covered.
   bool distinct_names = false;
   // Chance (percent) that every func is made to contribute to the output. A func no one
   // reads is legal, but β0 cannot bound a func nothing demands and gives up (`assert 0`),

@@ -36,7 +36,12 @@ Directive propose(const Program& prog, const std::vector<LoopName>& loops, int p
         case 0:
           d.kind = DirectiveKind::Split;
           d.loop = l;
-          d.names = {Name{fmt::format("v{}o", fresh), {}}, Name{fmt::format("v{}i", fresh), {}}};
+          // Mostly Halide's names (xo, xi of x in every func: names live in their stage's
+          // namespace); sometimes numbered ones, which never clash within the stage.
+          if (*rc::gen::inRange(0, 3) != 0)
+            d.names = {Name{l.var.text + "o", {}}, Name{l.var.text + "i", {}}};
+          else
+            d.names = {Name{fmt::format("v{}o", fresh), {}}, Name{fmt::format("v{}i", fresh), {}}};
           d.exprs = {make_const(Value(int64_t(*rc::gen::inRange(1, cfg.max_split_factor + 1))))};
           d.tail = *rc::gen::element(TailStrategy::Guard, TailStrategy::Shift, TailStrategy::Round);
           break;

@@ -74,13 +74,7 @@ class TreeBuilder {
  public:
   TreeBuilder(const Program& prog, const ScheduleTreeConfig& cfg) : prog_(prog), pipe_(prog.pipeline), cfg_(cfg) {
     for (const Name& p : pipe_.params) used_.insert(p.text);
-    for (const FuncDef& f : pipe_.funcs) {
-      used_.insert(f.name.text);
-      for (const Name& v : f.vars) used_.insert(v.text);
-      for (const UpdateStage& u : f.updates)
-        for (const RVar& r : u.rdom) used_.insert(r.name.text);
-    }
-    for (const Name& v : pipe_.output().vars) used_.insert(v.text + "_min"), used_.insert(v.text + "_len");
+    for (const auto& [mn, ln] : window_variables(pipe_)) used_.insert(mn), used_.insert(ln);
   }
 
   // The tree, grown by random transformers, as directives in phase order.
@@ -107,10 +101,20 @@ class TreeBuilder {
   std::map<std::string, std::optional<LoopRef>> compute_;  // f's compute node's parent (nullopt: root)
   std::vector<Directive> specs_, loops_, computes_, stores_, bounds_;
 
-  std::string fresh(const std::string& base) {
+  // A name new in the namespace of stage s (schedule/loops.cpp's freshness): not a
+  // parameter or window variable, nor a variable of s's func, nor a loop or let of s. Other
+  // funcs and stages may use it, so splits are named xo, xi everywhere, as in Halide.
+  std::string fresh(const Nest& s, const std::string& base) const {
+    std::set<std::string> taken = used_;
+    if (const FuncDef* f = pipe_.find(s.id.func)) {
+      for (const Name& v : f->vars) taken.insert(v.text);
+      for (const UpdateStage& u : f->updates)
+        for (const RVar& r : u.rdom) taken.insert(r.name.text);
+    }
+    for (const LoopNode& l : s.loops) taken.insert(l.var);
+    taken.insert(s.lets.begin(), s.lets.end());
     std::string n = base;
-    for (int k = 2; used_.count(n); ++k) n = fmt::format("{}{}", base, k);
-    used_.insert(n);
+    for (int k = 2; taken.count(n); ++k) n = fmt::format("{}{}", base, k);
     return n;
   }
 
@@ -217,8 +221,10 @@ class TreeBuilder {
     if (kind < 4) {  // split
       dir.kind = DirectiveKind::Split;
       std::string v = n.loops[d].var;
-      LoopNode outer{fresh(v + "o"), n.loops[d].pure, Traversal::Serial};
-      LoopNode inner{fresh(v + "i"), n.loops[d].pure, Traversal::Serial};
+      LoopNode outer{fresh(n, v + "o"), n.loops[d].pure, Traversal::Serial};
+      n.lets.push_back(outer.var);  // reserved while the inner name is chosen
+      LoopNode inner{fresh(n, v + "i"), n.loops[d].pure, Traversal::Serial};
+      n.lets.pop_back();
       dir.names = {Name{outer.var, {}}, Name{inner.var, {}}};
       dir.exprs = {split_factor()};
       // shift and round recompute or overcompute: only on pure stages (§2.8.2; reading 15).
@@ -230,7 +236,7 @@ class TreeBuilder {
     } else if (kind < 6) {  // fuse with the loop inside: both pure or both reduction
       if (d + 1 >= n.loops.size() || n.loops[d].pure != n.loops[d + 1].pure) return;
       dir.kind = DirectiveKind::Fuse;
-      LoopNode fused{fresh(n.loops[d].var + n.loops[d + 1].var), n.loops[d].pure, Traversal::Serial};
+      LoopNode fused{fresh(n, n.loops[d].var + n.loops[d + 1].var), n.loops[d].pure, Traversal::Serial};
       dir.names = {Name{fused.var, {}}};
       n.lets.push_back(n.loops[d].var);
       n.lets.push_back(n.loops[d + 1].var);
@@ -287,24 +293,6 @@ class TreeBuilder {
     return out;
   }
 
-  // The variables f's computation binds (its loops and lets, and those of the funcs
-  // computed inside it), which compute_at may not put inside loops binding the same names
-  // (docs/schedule-placement.md).
-  std::set<std::string> binders(const std::string& f) const {
-    std::set<std::string> out;
-    for (const Nest& n : nests_)
-      if (n.id.func == f) {
-        for (const LoopNode& l : n.loops) out.insert(l.var);
-        out.insert(n.lets.begin(), n.lets.end());
-      }
-    for (const auto& [g, at] : compute_)
-      if (at && nests_[at->nest].id.func == f) {
-        std::set<std::string> inner = binders(g);
-        out.insert(inner.begin(), inner.end());
-      }
-    return out;
-  }
-
   // Phases 2 and 3: compute and storage nodes, consumers first (so that each producer
   // knows where its readers are), each placed where the tree stays well-formed.
   void place_computations() {
@@ -315,7 +303,6 @@ class TreeBuilder {
       std::vector<StageId> rs = readers(f);
       std::vector<std::vector<LoopRef>> paths;
       for (const StageId& r : rs) paths.push_back(body_path(r));
-      std::set<std::string> mine = binders(f);
       std::vector<LoopRef> candidates;
       for (size_t n = 0; n < nests_.size(); ++n) {
         // Only inside funcs defined later, which are placed already: a func read by no one
@@ -328,12 +315,9 @@ class TreeBuilder {
           bool inside = std::all_of(paths.begin(), paths.end(), [&](const std::vector<LoopRef>& p) {
             return std::find(p.begin(), p.end(), l) != p.end();
           });
-          // No shadowing: no loop around f's new place binds a variable f binds.
-          std::vector<LoopRef> around = loop_path(l);
-          bool shadows = std::any_of(around.begin(), around.end(), [&](const LoopRef& a) {
-            return mine.count(nests_[a.nest].loops[a.depth].var) > 0;
-          });
-          if (inside && !shadows) candidates.push_back(l);
+          // Loops bind qualified variables, so f's loops may share names with those around
+          // its new place (a producer over x computed at a consumer's xi).
+          if (inside) candidates.push_back(l);
         }
       }
       if (!candidates.empty() && *rc::gen::inRange(0, 100) < cfg_.compute_percent) {

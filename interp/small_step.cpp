@@ -171,7 +171,7 @@ class Compiler {
       }
       case StmtKind::For: {
         const auto& n = as<ForStmt>(s);
-        c.slot = var_slot(n.var);
+        c.slot = var_slot(n.binder());
         c.exprs = {sub(n.min), sub(n.len)};
         c.stmts = {body(n.body)};
         break;

@@ -124,7 +124,7 @@ class Interpreter {
     int64_t lo = to_int64(mn), len = to_int64(ln);
     int64_t end = 0;
     if (len > opt_.max_extent || __builtin_add_overflow(lo, len, &end)) throw GiveUp{};
-    bind(n.var, Value(lo));
+    bind(n.binder(), Value(lo));
     for (int64_t v = lo; v < end; ++v) {
       env_.back().second = Value(v);
       exec(n.body);

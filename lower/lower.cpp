@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -111,6 +112,23 @@ UpdateStage stage_as_update(const FuncDef& f, size_t i) {
   return u;
 }
 
+// The variables stage i binds, each renamed to the loop name that binds it (Lemma 2.4 used
+// as the binder, Halide's f.s0.x): x_j -> <f, 0, i, x_j> for each pure dimension of the
+// stage (Def. 2.8), r_k -> <f, 0, i, r_k> for each rdom variable. Lowering substitutes these
+// in the stage's value, predicate and left-hand side (so in its self-reference arguments
+// too), which is what lets a producer computed inside a consumer's loop over x bind its own
+// x without shadowing the consumer's (docs/semantics-decisions.md, "Qualified loop variables").
+std::map<std::string, std::string> stage_binders(const FuncDef& f, size_t i, const UpdateStage& u) {
+  std::map<std::string, std::string> names;
+  for (size_t j = 0; j < f.vars.size() && j < u.lhs.size(); ++j) {
+    const std::string& x = f.vars[j].text;
+    if (u.lhs[j]->kind == ExprKind::Var && as<VarNode>(u.lhs[j]).name == x)
+      names[x] = qualified_var(f.name.text, 0, int64_t(i), x);
+  }
+  for (const auto& r : u.rdom) names[r.name.text] = qualified_var(f.name.text, 0, int64_t(i), r.name.text);
+  return names;
+}
+
 // L_R fig. 2.9: L_R(rdom(r1 = I1, r̄ = Ī), s) = L_R(rdom(r̄ = Ī), for r1 in I1 do s), so r1,
 // wrapped first, is the innermost loop. Loops are named <f, 0, i, r_k> (Lemma 2.4).
 Stmt lower_rdom(const FuncDef& f, size_t i, const std::vector<RVar>& rdom, Stmt s) {
@@ -141,8 +159,11 @@ Stmt lower_pure(const Pipeline& p, const FuncDef& f, size_t i, const std::vector
 // The store carries stage i's label, so it names the cpu hole of the stage it computes.
 Stmt lower_stage(const Pipeline& p, const FuncDef& f, size_t i) {
   UpdateStage u = stage_as_update(f, i);
-  Expr pred = u.predicate ? u.predicate : make_const(Value(int64_t{1}), u.loc);
-  Stmt store = make_store(f.name.text, stage_label(f, i), u.lhs, u.value, u.loc);
+  auto binders = stage_binders(f, i, u);
+  Expr pred = u.predicate ? rename_vars(u.predicate, binders) : make_const(Value(int64_t{1}), u.loc);
+  std::vector<Expr> args;
+  for (const Expr& a : u.lhs) args.push_back(rename_vars(a, binders));
+  Stmt store = make_store(f.name.text, stage_label(f, i), std::move(args), rename_vars(u.value, binders), u.loc);
   Stmt guarded = make_if(pred, store, nullptr, u.loc);
   return lower_pure(p, f, i, u.lhs, lower_rdom(f, i, u.rdom, guarded), u.loc);
 }

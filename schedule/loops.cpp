@@ -10,7 +10,12 @@
 //  * Purity (Def. 2.16) is derived from the algorithm and the schedule, not stored in the
 //    program: the pure loops of stage i of f are its pure dimensions (Def. 2.8), plus the
 //    names that earlier split/fuse directives of the same <f, spec, i> derived from pure
-//    loops. Names are globally fresh, so replaying the schedule is unambiguous.
+//    loops. Names are fresh within their <f, spec, i>, so replaying the schedule is
+//    unambiguous.
+//  * Loops bind qualified variables (the loop name <f, spec, i, v>, ast.hpp): split and fuse
+//    bind <f, spec, i, vo> and rebind the old <f, spec, i, v> by a let, so a name needs to
+//    be new only among the loops and lets of its own <func, spec, stage> (as Halide's xo,
+//    xi live in their func's and stage's namespace).
 //  * The `let`s (and split's guard) go directly below the innermost loop of the stage, so
 //    the stage's loops stay perfectly nested; a newer let sits outside older ones, which
 //    may use the variable it binds (splitting xo again rebinds xo above `let x = .. xo ..`).
@@ -172,50 +177,47 @@ bool is_pure(const Program& prog, const Directive& d, const ForStmt& loop) {
 }
 
 // ---------------------------------------------------------------- freshness
-// A name a directive introduces must be new (§2.8.2: "new, unique, and non-conflicting"):
-// not a parameter, window variable, pure or reduction variable of any func, nor the
-// variable of any loop or let of T — except loops and lets of *other* specializations of
-// the same func, which sit in other branches of its `if` and never enclose this one.
+// A name a directive introduces must be new (§2.8.2: "new, unique, and non-conflicting")
+// within the namespace of the loop's <func, spec, stage>: not a pure or reduction variable
+// of the func, nor the variable of a loop of the same <func, spec, stage>, nor a variable an
+// earlier split or fuse rebinds there by a let. Other funcs, stages and specializations may
+// use the same name: their loops bind other qualified variables (ast.hpp). Parameters and
+// window variables stay excluded, so that the readable text form (docs/target-syntax.md)
+// never confuses a loop variable with one of them.
 void check_fresh(const TgtProgram& t, const Directive& d, const Program& prog, const Name& n, const char* role) {
   const std::string& x = n.text;
   auto clash = [&](const std::string& what) {
     throw InputError(Diagnostic{prog.file, n.loc.line ? n.loc : d.loc,
                                 fmt::format("'{}': {} '{}' is not a fresh name, it is already {} (§2.8.2: names "
-                                            "introduced by a directive must be new and unique)",
+                                            "introduced by a directive must be new and unique within the "
+                                            "func's stage)",
                                             directive_name(d.kind), role, x, what)});
   };
   for (const Name& p : prog.pipeline.params)
     if (p.text == x) clash("a parameter of the pipeline");
   for (const auto& [mn, ln] : t.window)
     if (mn == x || ln == x) clash("a window variable of the pipeline");
-  for (const FuncDef& f : prog.pipeline.funcs) {
-    for (const Name& v : f.vars)
-      if (v.text == x) clash(fmt::format("a pure variable of func '{}'", f.name.text));
-    for (const UpdateStage& u : f.updates)
+  if (const FuncDef* f = prog.pipeline.find(d.loop.func.text)) {
+    for (const Name& v : f->vars)
+      if (v.text == x) clash(fmt::format("a pure variable of func '{}'", f->name.text));
+    for (const UpdateStage& u : f->updates)
       for (const RVar& r : u.rdom)
-        if (r.name.text == x) clash(fmt::format("a reduction variable of func '{}'", f.name.text));
+        if (r.name.text == x) clash(fmt::format("a reduction variable of func '{}'", f->name.text));
   }
+  const std::string q = qualified_var(d.loop.func.text, d.loop.spec, d.loop.stage, x);
   struct Binders : StmtVisitor {
-    const std::string& name;
-    const Directive& dir;
-    std::vector<const ForStmt*> around;
+    const std::string& q;
     std::string found;
-    Binders(const std::string& n, const Directive& di) : name(n), dir(di) {}
-    bool other_spec(const ForStmt* f) const {
-      return f && f->func == dir.loop.func.text && f->spec != dir.loop.spec;
-    }
+    explicit Binders(const std::string& qq) : q(qq) {}
     void visit_for(const ForStmt& f) override {
-      if (found.empty() && f.var == name && !other_spec(&f)) found = "the variable of loop " + loop_text(f);
-      around.push_back(&f);
+      if (found.empty() && f.binder() == q) found = "the variable of loop " + loop_text(f);
       StmtVisitor::visit_for(f);
-      around.pop_back();
     }
     void visit_let(const LetStmt& l) override {
-      const ForStmt* owner = around.empty() ? nullptr : around.back();
-      if (found.empty() && l.var == name && !other_spec(owner)) found = "bound by a let";
+      if (found.empty() && l.var == q) found = "bound by a let in its stage (an earlier split or fuse)";
       StmtVisitor::visit_let(l);
     }
-  } b(x, d);
+  } b(q);
   b.visit(t.body);
   if (!b.found.empty()) clash(b.found);
 }
@@ -251,16 +253,18 @@ TgtProgram apply_split(const TgtProgram& t, const Directive& d, const Program& p
   std::optional<Expr> runtime_check = startup_check(e, Op::Gt, prog, d, "the factor");
 
   SourceLoc at = d.loc;
-  const std::string v = loop.var;
+  const std::string v = loop.binder();
   Stmt rewritten = replace_loop(t.body, d.loop, [&](const ForStmt& f) {
     const Expr& m = f.min;
     const Expr& l = f.len;
-    Expr base = op(Op::Add, m, op(Op::Mul, make_var(vo.text, at), e, at), at);  // m + vo*e
+    Expr vo_var = make_var(qualified_var(f.func, f.spec, f.stage, vo.text), at);
+    Expr vi_var = make_var(qualified_var(f.func, f.spec, f.stage, vi.text), at);
+    Expr base = op(Op::Add, m, op(Op::Mul, vo_var, e, at), at);  // m + vo*e
     Expr value;
     if (d.tail == TailStrategy::Shift)
-      value = op(Op::Add, op(Op::Min, base, op(Op::Sub, op(Op::Add, m, l, at), e, at), at), make_var(vi.text, at), at);
+      value = op(Op::Add, op(Op::Min, base, op(Op::Sub, op(Op::Add, m, l, at), e, at), at), vi_var, at);
     else
-      value = op(Op::Add, base, make_var(vi.text, at), at);
+      value = op(Op::Add, base, vi_var, at);
     Stmt inner = wrap_below(f.body, f, [&](const Stmt& s) {
       Stmt guarded = s;
       if (d.tail == TailStrategy::Guard && !test_mutation("split-guard-dropped"))  // mutation hook (fuzz/mutation.hpp)
@@ -299,17 +303,17 @@ TgtProgram apply_fuse(const TgtProgram& t, const Directive& d, const Program& pr
                                 "loops (§2.8.2, Def. 2.16)",
                                 loop_text(outer), pa ? "pure" : "reduction", loop_text(inner),
                                 pb ? "pure" : "reduction"));
-  if (mentions(inner.min, outer.var) || mentions(inner.len, outer.var))
+  if (mentions(inner.min, outer.binder()) || mentions(inner.len, outer.binder()))
     reject(prog, d, fmt::format("'fuse': the bounds of the inner loop {} mention the outer variable '{}' "
                                 "(SEMANTICS.md: the inner loop's bounds may not mention it)",
                                 loop_text(inner), outer.var));
   SourceLoc at = d.loc;
   Stmt body = replace_loop(t.body, d.loop, [&](const ForStmt& a) {
     const ForStmt& b = as<ForStmt>(a.body);
-    Expr tv = make_var(tn.text, at);
+    Expr tv = make_var(qualified_var(a.func, a.spec, a.stage, tn.text), at);
     Stmt fused_body = wrap_below(b.body, b, [&](const Stmt& s) {
-      return make_let(a.var, op(Op::Add, a.min, op(Op::Div, tv, b.len, at), at),
-                      make_let(b.var, op(Op::Add, b.min, op(Op::Mod, tv, b.len, at), at), s, at), at);
+      return make_let(a.binder(), op(Op::Add, a.min, op(Op::Div, tv, b.len, at), at),
+                      make_let(b.binder(), op(Op::Add, b.min, op(Op::Mod, tv, b.len, at), at), s, at), at);
     });
     return make_for(a.func, a.spec, a.stage, tn.text, make_const(Value(0), at), op(Op::Mul, a.len, b.len, at),
                     Traversal::Serial, fused_body, at);
@@ -334,7 +338,7 @@ TgtProgram apply_swap(const TgtProgram& t, const Directive& d, const Program& pr
     reject(prog, d, fmt::format("'swap' of loops {} and {}: both are reduction loops, and swapping them would "
                                 "reorder the reduction (§2.8.2, Def. 2.16)",
                                 loop_text(outer), loop_text(inner)));
-  if (mentions(inner.min, outer.var) || mentions(inner.len, outer.var))
+  if (mentions(inner.min, outer.binder()) || mentions(inner.len, outer.binder()))
     reject(prog, d, fmt::format("'swap': the bounds of the inner loop {} mention the outer variable '{}' "
                                 "(SEMANTICS.md: the inner loop's bounds may not mention it)",
                                 loop_text(inner), outer.var));

@@ -61,30 +61,18 @@ struct LoopSite {
   const ForStmt* loop = nullptr;
   std::vector<const ForStmt*> enclosing;  // outermost first, not including `loop`
   std::vector<std::string> labels;        // enclosing statement labels
-  std::vector<std::string> binders;       // variables bound around the loop's body (loops, lets), itself included
 };
 std::optional<LoopSite> find_loop(const Stmt& body, const LoopName& l) {
   struct W : StmtVisitor {
     const LoopName* l = nullptr;
     std::vector<const ForStmt*> loops;
     std::vector<std::string> labels;
-    std::vector<std::string> binders;
     std::optional<LoopSite> found;
     void visit_for(const ForStmt& s) override {
-      if (!found && names_loop(s, *l)) {
-        found = LoopSite{&s, loops, labels, binders};
-        found->binders.push_back(s.var);
-      }
+      if (!found && names_loop(s, *l)) found = LoopSite{&s, loops, labels};
       loops.push_back(&s);
-      binders.push_back(s.var);
       StmtVisitor::visit_for(s);
       loops.pop_back();
-      binders.pop_back();
-    }
-    void visit_let(const LetStmt& s) override {
-      binders.push_back(s.var);
-      StmtVisitor::visit_let(s);
-      binders.pop_back();
     }
     void visit_label(const LabelStmt& s) override {
       labels.push_back(s.label);
@@ -154,21 +142,72 @@ Stmt extract(const Stmt& s, Pick pick, Stmt& taken) {
   return m.mutate(s);
 }
 
-// Puts `moved` at the start of the body of the loop named `l`.
-Stmt insert_at_loop_start(const Stmt& body, const LoopName& l, const Stmt& moved) {
+// The position of func f in the pipeline (producers come first: a func reads only funcs
+// defined before it, validity.cpp).
+size_t def_index(const Program& prog, const std::string& f) {
+  const auto& fs = prog.pipeline.funcs;
+  for (size_t k = 0; k < fs.size(); ++k)
+    if (fs[k].name.text == f) return k;
+  return fs.size();
+}
+
+// Is s the `label h` or `allocate h` of a func h that must stay before func f's moved
+// statement: a func defined before f (a producer of f, or unrelated), or f's own allocate.
+bool stays_before(const Stmt& s, const std::string& f, const Program& prog) {
+  std::string h;
+  if (s->kind == StmtKind::Label) h = as<LabelStmt>(s).label;
+  else if (s->kind == StmtKind::Allocate) h = as<AllocateStmt>(s).func;
+  else return false;
+  if (!prog.pipeline.find(h)) return false;
+  if (s->kind == StmtKind::Allocate && h == f) return true;
+  return def_index(prog, h) < def_index(prog, f);
+}
+
+// Puts `moved` (f's label or allocate) at the start of the body of the loop named `l`,
+// after the producers already placed there: the labels and allocates that begin the body
+// and belong to funcs defined before f. So the funcs computed at one loop end up in
+// pipeline order whatever the order of their directives (as Halide orders realizations),
+// and a producer's compute_at may be listed before its consumer's.
+Stmt insert_at_loop_start(const Stmt& body, const LoopName& l, const Stmt& moved, const std::string& f,
+                          const Program& prog) {
   struct M : StmtMutator {
     const LoopName* l;
     Stmt moved;
+    const std::string* f;
+    const Program* prog;
     Stmt mutate_for(const Stmt& s) override {
       const auto& n = as<ForStmt>(s);
       if (!names_loop(n, *l)) return StmtMutator::mutate_for(s);
-      return make_for(n.func, n.spec, n.stage, n.var, n.min, n.len, n.order, make_seq({moved, n.body}, n.body->loc),
+      std::vector<Stmt> stmts;
+      if (n.body->kind == StmtKind::Seq) stmts = as<SeqStmt>(n.body).stmts;
+      else stmts.push_back(n.body);
+      size_t at = 0;
+      while (at < stmts.size() && stays_before(stmts[at], *f, *prog)) ++at;
+      stmts.insert(stmts.begin() + std::ptrdiff_t(at), moved);
+      return make_for(n.func, n.spec, n.stage, n.var, n.min, n.len, n.order, make_seq(std::move(stmts), n.body->loc),
                       s->loc);
     }
   } m;
   m.l = &l;
   m.moved = moved;
+  m.f = &f;
+  m.prog = &prog;
   return m.mutate(body);
+}
+
+// Does a compute_at come after d in the schedule? Then dominance is checked once the last
+// of them is applied, on the placement as a whole (as Halide checks a schedule), so that
+// the order of compute_at directives does not matter.
+bool later_compute_at(const Program& prog, const Directive& d) {
+  if (!prog.schedule) return false;
+  const auto& s = *prog.schedule;
+  for (size_t k = 0; k < s.size(); ++k)
+    if (&s[k] == &d || (s[k].loc.line == d.loc.line && s[k].loc.col == d.loc.col && s[k].kind == d.kind)) {
+      for (size_t j = k + 1; j < s.size(); ++j)
+        if (s[j].kind == DirectiveKind::ComputeAt) return true;
+      return false;
+    }
+  return false;
 }
 
 bool is_func_label(const Stmt& s, const std::string& f) {
@@ -176,23 +215,6 @@ bool is_func_label(const Stmt& s, const std::string& f) {
 }
 bool is_allocate(const Stmt& s, const std::string& f) {
   return s->kind == StmtKind::Allocate && as<AllocateStmt>(s).func == f;
-}
-
-// The loop and let variables bound inside s.
-std::set<std::string> binders_in(const Stmt& s) {
-  struct W : StmtVisitor {
-    std::set<std::string> out;
-    void visit_for(const ForStmt& n) override {
-      out.insert(n.var);
-      StmtVisitor::visit_for(n);
-    }
-    void visit_let(const LetStmt& n) override {
-      out.insert(n.var);
-      StmtVisitor::visit_let(n);
-    }
-  } w;
-  w.visit(s);
-  return w.out;
 }
 
 // ---------------------------------------------------------------- Lemma 2.5 (dominance)
@@ -209,6 +231,8 @@ struct DominanceWalk {
   std::vector<std::string> func_stack;  // enclosing func labels (a func's computation)
   std::vector<const ForStmt*> loops;    // enclosing loops
   std::optional<std::string> violation;
+  std::string accessed;  // the func whose access breaks dominance
+  std::string accessor;  // the func whose computation makes that access ("" at the top level)
 
   std::string where() const {
     std::string who = func_stack.empty() ? std::string("the top level") : fmt::format("'{}'", func_stack.back());
@@ -220,6 +244,8 @@ struct DominanceWalk {
   }
   void access(const std::string& h, const char* what, const std::set<std::string>& done) {
     if (violation || !funcs.count(h)) return;
+    accessed = h;
+    accessor = func_stack.empty() ? std::string() : func_stack.back();
     if (!done.count("allocate " + h))
       violation = fmt::format("the {} of '{}' in {} would not be preceded by 'allocate {}'", what, h, where(), h);
     else if (!inside_label(h) && !done.count("label " + h))
@@ -300,12 +326,23 @@ struct DominanceWalk {
   }
 };
 
-std::optional<std::string> first_dominance_violation(const TgtProgram& t, const Program& prog) {
+std::optional<std::string> first_dominance_violation(const TgtProgram& t, const Program& prog,
+                                                     std::string* accessed = nullptr, std::string* accessor = nullptr) {
   DominanceWalk w;
   w.pipe = &prog.pipeline;
   for (const auto& f : prog.pipeline.funcs) w.funcs.insert(f.name.text);
   w.stmt(t.body, {});
+  if (w.violation && accessed) *accessed = w.accessed;
+  if (w.violation && accessor) *accessor = w.accessor;
   return w.violation;
+}
+
+// The compute_at of func f in the schedule, if any.
+const Directive* compute_at_of(const Program& prog, const std::string& f) {
+  if (!prog.schedule) return nullptr;
+  for (const Directive& o : *prog.schedule)
+    if (o.kind == DirectiveKind::ComputeAt && o.func.text == f) return &o;
+  return nullptr;
 }
 
 // The loop names (func, spec) of every specialization that reads f outside f's label,
@@ -401,7 +438,8 @@ std::optional<std::string> first_parallel_violation(const TgtProgram& t, const P
 
 // Copy j of f's computation: f's loops, f's non-shared cpu holes, f's non-shared func
 // references and stores carry specialization j (§2.8.1 and Def. 2.14: the last stage keeps
-// the shared label `*`).
+// the shared label `*`), and so do the qualified variables of f's loops and lets (ast.hpp):
+// <f, 0, i, x> becomes <f, j, i, x>, the binder of the copy's loop.
 struct Respecialize : StmtMutator, ExprMutator {
   std::string f;
   int64_t j = 0;
@@ -409,6 +447,22 @@ struct Respecialize : StmtMutator, ExprMutator {
 
  protected:
   Expr mutate_expr(const Expr& e) override { return e ? ExprMutator::mutate(e) : e; }
+  std::string rename(const std::string& v) const {
+    auto l = split_qualified_var(v);
+    if (!l || l->func.text != f) return v;
+    return qualified_var(l->func.text, j, l->stage, l->var.text);
+  }
+  Expr mutate_var(const Expr& e) override {
+    const auto& n = as<VarNode>(e);
+    std::string r = rename(n.name);
+    return r == n.name ? e : make_var(std::move(r), e->loc);
+  }
+  Stmt mutate_let(const Stmt& s) override {
+    Stmt m = StmtMutator::mutate_let(s);
+    const auto& n = as<LetStmt>(m);
+    std::string r = rename(n.var);
+    return r == n.var ? m : make_let(std::move(r), n.value, n.body, m->loc);
+  }
   Expr mutate_call(const Expr& e) override {
     Expr m = ExprMutator::mutate_call(e);
     const auto& c = as<CallNode>(m);
@@ -520,9 +574,29 @@ TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Progr
   Stmt body = extract(t.body, [&](const Stmt& s) { return is_func_label(s, f); }, label);
   if (!label) throw std::logic_error("compute_at: no 'label " + f + "' in the program");
   TgtProgram out = t;
-  out.body = insert_at_loop_start(body, d.loop, label);
-  auto why = first_dominance_violation(out, prog);
+  out.body = insert_at_loop_start(body, d.loop, label, f, prog);
+  std::string accessed, accessor;
+  std::optional<std::string> why;
+  if (!later_compute_at(prog, d)) why = first_dominance_violation(out, prog, &accessed, &accessor);
   if (why && test_mutation("compute-at-no-dominance")) why.reset();  // mutation hook (fuzz/mutation.hpp)
+  // With several compute_at directives, say which one to move or change: the accessed
+  // func's own compute_at (its computation no longer precedes this use), else the one of
+  // the func making the access (it reads the producer before the producer's loop).
+  const Directive* blamed = &d;
+  if (why && accessed != f) {
+    if (const Directive* o = compute_at_of(prog, accessed)) blamed = o;
+    else if (const Directive* r = compute_at_of(prog, accessor)) blamed = r;
+  }
+  if (why && blamed != &d && !(blamed->loc.line == d.loc.line && blamed->loc.col == d.loc.col))
+    throw InputError(Diagnostic{
+        prog.file, blamed->loc,
+        fmt::format("compute_at({}, {}) breaks dominance in the schedule as a whole (Lemma 2.5: f's computation "
+                    "must precede every access to f outside it): {}. Move this directive to a loop that encloses "
+                    "every use of '{}'{}",
+                    blamed->func.text, loop_text(blamed->loop), *why, blamed->func.text,
+                    accessor.empty() || accessor == blamed->func.text || accessor == prog.pipeline.name.text
+                        ? std::string()
+                        : fmt::format(", or compute '{}' inside {} too", accessor, loop_text(blamed->loop)))});
   if (why) {
     if (consumer_reads_in_other_spec(out.body, f, d.loop))
       reject(prog, d, fmt::format("compute_at({}, {}): loop {} exists in only one specialization of '{}', whose "
@@ -533,19 +607,10 @@ TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Progr
                                 "precede every access to f outside it, and f's allocation must precede both): {}",
                                 f, loop_text(d.loop), *why));
   }
-  // Fresh names (docs/schedule-placement.md): a loop or let of f that rebinds a variable
-  // bound around ℓ's body would shadow it, and fig. 2.8's FOR-STOP clears the variable
-  // rather than restoring the outer binding, so the consumer's later reads of it would get
-  // stuck (β0 assumes the same, docs/beta0.md). Halide avoids this by qualifying loop
-  // variables with the func and stage; halo's loop names keep the bare variable (Lemma 2.4).
-  auto inner = binders_in(label);
-  for (const std::string& v : site.binders)
-    if (inner.count(v))
-      reject(prog, d, fmt::format("compute_at({}, {}) would put a loop or let of '{}' binding '{}' inside {}, "
-                                  "where '{}' is already bound; the inner binding would shadow it (fig. 2.8: "
-                                  "FOR-STOP unbinds the variable, so the consumer's later uses of '{}' get stuck). "
-                                  "Give the funcs different variable names",
-                                  f, loop_text(d.loop), f, v, loop_text(d.loop), v, v));
+  // No freshness condition on f's variables: every loop binds its qualified name
+  // <func, spec, stage, var> (ast.hpp), so f's loops over x never shadow a consumer's loop
+  // over x, and fig. 2.8's FOR-STOP clears only f's own binder (docs/semantics-decisions.md,
+  // "Qualified loop variables").
   if (auto why = first_parallel_violation(out, prog, d)) reject(prog, d, *why);
   return out;
 }
@@ -563,7 +628,7 @@ TgtProgram apply_store_at(const TgtProgram& t, const Directive& d, const Program
   Stmt body = extract(t.body, [&](const Stmt& s) { return is_allocate(s, f); }, alloc);
   if (!alloc) throw std::logic_error("store_at: no 'allocate " + f + "' in the program");
   TgtProgram out = t;
-  out.body = insert_at_loop_start(body, d.loop, alloc);
+  out.body = insert_at_loop_start(body, d.loop, alloc, f, prog);
   if (auto why = first_dominance_violation(out, prog))
     reject(prog, d, fmt::format("store_at({}, {}) would break dominance (Lemma 2.5: f's allocation must precede "
                                 "f's computation and every access to f): {}",

@@ -59,6 +59,46 @@ const FuncDef* Pipeline::find(const std::string& f) const {
   return nullptr;
 }
 
+std::string qualified_var(const std::string& func, int64_t spec, int64_t stage, const std::string& var) {
+  return fmt::format("<{}, {}, {}, {}>", func, spec, stage, var);
+}
+std::string qualified_var(const LoopName& l) { return qualified_var(l.func.text, l.spec, l.stage, l.var.text); }
+
+bool is_qualified_var(const std::string& name) { return !name.empty() && name.front() == '<'; }
+
+std::optional<LoopName> split_qualified_var(const std::string& name) {
+  if (!is_qualified_var(name) || name.back() != '>') return std::nullopt;
+  std::vector<std::string> parts;
+  size_t start = 1;
+  while (true) {
+    size_t comma = name.find(", ", start);
+    if (comma == std::string::npos) {
+      parts.push_back(name.substr(start, name.size() - 1 - start));
+      break;
+    }
+    parts.push_back(name.substr(start, comma - start));
+    start = comma + 2;
+  }
+  if (parts.size() != 4) return std::nullopt;
+  LoopName l;
+  l.func.text = parts[0];
+  l.var.text = parts[3];
+  try {
+    l.spec = std::stoll(parts[1]);
+    l.stage = std::stoll(parts[2]);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  return l;
+}
+
+std::string short_var(const std::string& name) {
+  if (!is_qualified_var(name)) return name;
+  size_t comma = name.rfind(", ");
+  if (comma == std::string::npos || name.back() != '>') return name;
+  return name.substr(comma + 2, name.size() - 3 - comma);
+}
+
 const char* directive_name(DirectiveKind k) {
   switch (k) {
     case DirectiveKind::Specialize: return "specialize";
@@ -216,6 +256,19 @@ Expr ExprMutator::mutate_op(const Expr& e) {
   std::vector<Expr> args;
   if (!mutate_all(*this, n.args, args, &ExprMutator::mutate)) return e;
   return make_op(n.op, std::move(args), n.loc);
+}
+
+Expr rename_vars(const Expr& e, const std::map<std::string, std::string>& names) {
+  struct Renamer : ExprMutator {
+    const std::map<std::string, std::string>& names;
+    explicit Renamer(const std::map<std::string, std::string>& n) : names(n) {}
+    Expr mutate_var(const Expr& e) override {
+      const auto& n = as<VarNode>(e);
+      auto it = names.find(n.name);
+      return it == names.end() ? e : make_var(it->second, n.loc);
+    }
+  } r(names);
+  return e && !names.empty() ? r.mutate(e) : e;
 }
 
 const Value* Substitution::find(const std::string& name) const {

@@ -11,6 +11,7 @@
 #include "semantics/diagnostics.hpp"
 #include "semantics/value.hpp"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -167,6 +168,20 @@ struct LoopName {  // <func, specialization, stage, var>
   }
 };
 
+// A qualified loop variable (Lemma 2.4's loop name used as the binder, Halide's f.s0.x):
+// lowering binds the loop <f, j, i, x> to the variable spelled exactly as that loop name,
+// "<f, j, i, x>", and substitutes it for x in the stage, so that the loops of different
+// funcs, specializations and stages never bind the same variable (docs/semantics-decisions.md,
+// "Qualified loop variables"). Parameters, window variables and hand-written lets keep
+// plain names, which can never start with '<'.
+std::string qualified_var(const std::string& func, int64_t spec, int64_t stage, const std::string& var);
+std::string qualified_var(const LoopName& l);
+bool is_qualified_var(const std::string& name);
+// The <func, spec, stage, var> of a qualified variable; nullopt for a plain name.
+std::optional<LoopName> split_qualified_var(const std::string& name);
+// The variable a name shows to a reader: x for "<f, 0, 0, x>", the name itself otherwise.
+std::string short_var(const std::string& name);
+
 enum class DirectiveKind : uint8_t {
   Specialize, Split, Fuse, Swap, Traverse, ComputeAt, StoreAt, Bound, BoundExtent, AlignBounds
 };
@@ -258,6 +273,9 @@ struct Substitution {
   const Value* find(const std::string& name) const;
 };
 Expr substitute(const Expr& e, const Substitution& s);
+
+// e with every variable that `names` maps renamed (simultaneously).
+Expr rename_vars(const Expr& e, const std::map<std::string, std::string>& names);
 
 // Does variable `name` occur free in e?
 bool occurs(const Expr& e, const std::string& name);

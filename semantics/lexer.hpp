@@ -133,6 +133,12 @@ class ParserCore {
   size_t pos_ = 0;
   int open_ = 0;  // constructs the parser is currently inside (it recurses once for each)
   Dialect dialect_;
+  // Target programs only: the loops and lets around the current statement, innermost last,
+  // as (the name a reader writes, the variable bound): a plain name x refers to the
+  // innermost of them that a reader calls x, so `x` inside `for <f, 0, 0, x>` is the loop's
+  // qualified variable <f, 0, 0, x> (docs/target-syntax.md, "Variables").
+  std::vector<std::pair<std::string, std::string>> scope_;
+  std::string resolve(const std::string& name) const;
 
   // Marks one level of recursion for as long as it lives.
   class Nest {

@@ -351,6 +351,12 @@ std::vector<Name> ParserCore::names_in_parens(std::string_view after, std::strin
   return comma_list(open, ")", [&] { return name(what); });
 }
 
+std::string ParserCore::resolve(const std::string& name) const {
+  for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
+    if (it->first == name) return it->second;
+  return name;
+}
+
 LoopName ParserCore::loop_name() {
   if (!at("<")) fail_expected("a loop name <f, j, i, v>");
   const Token& open = advance();
@@ -461,6 +467,10 @@ ParsedExpr ParserCore::primary() {
       break;
     case TokenKind::Symbol:
       if (t.text == "(") return negative_literal_ahead() ? negative_literal() : group();
+      if (t.text == "<" && dialect_ == Dialect::Target) {  // a qualified variable <f, j, i, x>
+        LoopName l = loop_name();
+        return ParsedExpr{make_var(qualified_var(l), l.loc), 0};
+      }
       if (t.text == "?") {
         if (dialect_ == Dialect::Target) return hole();
         fail(t.loc, "holes (?mem<f, x>.min, ?cpu<f, j, i, x>.len) exist only in target programs, not in algorithms");
@@ -484,7 +494,7 @@ ParsedExpr ParserCore::access_or_var() {
     label = func_label();
     if (!at("[")) fail_expected(fmt::format("'[' after the label of the access to {}", name.text));
   }
-  if (!at("[")) return ParsedExpr{make_var(std::string(name.text), name.loc), 0};
+  if (!at("[")) return ParsedExpr{make_var(resolve(std::string(name.text)), name.loc), 0};
   std::vector<ParsedExpr> args = expr_list(advance(), "]");
   return with_depth(make_call(std::string(name.text), exprs_of(args), name.loc, label), 1 + deepest(args),
                     name.loc);

@@ -275,7 +275,7 @@ class ScopeWalker : public StmtVisitor {
   void visit_for(const ForStmt& s) override {
     visit_expr(s.min);
     visit_expr(s.len);
-    scope.push_back(s.var);
+    scope.push_back(s.binder());
     visit(s.body);
     scope.pop_back();
   }

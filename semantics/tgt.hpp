@@ -70,8 +70,10 @@ struct IfStmt final : StmtNode {
       : StmtNode(StmtKind::If, l), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
 };
 
-// for^τ x in (min, len) do body. The loop's name (Lemma 2.4) is <func, spec, stage, var>;
-// `var` is the induction variable.
+// for^τ x in (min, len) do body. The loop's name (Lemma 2.4) is <func, spec, stage, var>,
+// and that name is also the variable the loop binds (binder(): the qualified variable
+// "<func, spec, stage, var>", ast.hpp), as Halide binds f.s0.x; `var` is the name the
+// schedule and the reader use.
 struct ForStmt final : StmtNode {
   std::string func;
   int64_t spec = 0;
@@ -84,6 +86,7 @@ struct ForStmt final : StmtNode {
           SourceLoc l)
       : StmtNode(StmtKind::For, l), func(std::move(f)), spec(sp), stage(st), var(std::move(v)),
         min(std::move(mn)), len(std::move(ln)), order(o), body(std::move(b)) {}
+  std::string binder() const { return qualified_var(func, spec, stage, var); }
 };
 
 struct LetStmt final : StmtNode {

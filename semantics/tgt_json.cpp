@@ -58,6 +58,22 @@ class Reader {
  private:
   const std::string& file_;
   std::string_view what_;  // "target program", "expression", ...
+  // The loops and lets around the statement being read, as in the text parser (lexer.hpp):
+  // a plain name x means the innermost of them a reader calls x.
+  std::vector<std::pair<std::string, std::string>> scope_;
+
+  // A variable: a plain name, or a qualified one {"func", "spec", "stage", "var"} (ast.hpp).
+  std::string variable(const json& j, const std::string& path) {
+    if (j.is_object()) {
+      const json& l = object(j, path, {"func", "spec", "stage", "var"});
+      return qualified_var(ident(l["func"], at_key(path, "func")), index(l["spec"], at_key(path, "spec")),
+                           index(l["stage"], at_key(path, "stage")), ident(l["var"], at_key(path, "var")));
+    }
+    std::string v = ident(j, path);
+    for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
+      if (it->first == v) return it->second;
+    return v;
+  }
 
   [[noreturn]] void fail(const std::string& path, std::string_view message) const {
     std::string where = path.empty() ? "the top level" : path;
@@ -255,13 +271,26 @@ Stmt Reader::stmt(const json& j, const std::string& path, int depth, bool in_seq
     auto o = traversal(order);
     if (!o)
       fail(field("order"), fmt::format("'{}' is not a traversal order (serial|parallel|vectorized|unrolled)", order));
-    return make_for(ident(l["func"], at_key(at, "func")), index(l["spec"], at_key(at, "spec")),
-                    index(l["stage"], at_key(at, "stage")), ident(l["var"], at_key(at, "var")),
-                    expr(j["min"], field("min"), 0), expr(j["len"], field("len"), 0), *o, body("body"));
+    std::string func = ident(l["func"], at_key(at, "func"));
+    int64_t spec = index(l["spec"], at_key(at, "spec"));
+    int64_t stage = index(l["stage"], at_key(at, "stage"));
+    std::string var = ident(l["var"], at_key(at, "var"));
+    Expr mn = expr(j["min"], field("min"), 0);
+    Expr ln = expr(j["len"], field("len"), 0);
+    scope_.emplace_back(var, qualified_var(func, spec, stage, var));
+    Stmt b = body("body");
+    scope_.pop_back();
+    return make_for(func, spec, stage, var, mn, ln, *o, b);
   }
   if (kind == "let") {
     object(j, path, {"stmt", "var", "value", "body"});
-    return make_let(ident(j["var"], field("var")), expr(j["value"], field("value"), 0), body("body"));
+    // A plain let binds the plain name; a qualified one rebinds a loop's variable.
+    std::string var = j["var"].is_object() ? variable(j["var"], field("var")) : ident(j["var"], field("var"));
+    Expr value = expr(j["value"], field("value"), 0);
+    scope_.emplace_back(short_var(var), var);
+    Stmt b = body("body");
+    scope_.pop_back();
+    return make_let(var, value, b);
   }
   if (kind == "label") {
     object(j, path, {"stmt", "label", "body"});
@@ -299,7 +328,7 @@ Expr Reader::expr(const json& j, const std::string& path, int depth) {
   }
   if (j.contains("var")) {
     object(j, path, {"var"});
-    return make_var(ident(j["var"], field("var")));
+    return make_var(variable(j["var"], field("var")));
   }
   if (j.contains("hole")) {
     object(j, path, {"hole"});
@@ -363,10 +392,19 @@ json hole_to_json(const HoleLabel& h) {
   return j;
 }
 
+namespace {
+// A variable's JSON: its name, or the loop name of a qualified variable as an object.
+json var_json(const std::string& v) {
+  auto l = split_qualified_var(v);
+  if (!l) return v;
+  return json{{"func", l->func.text}, {"spec", l->spec}, {"stage", l->stage}, {"var", l->var.text}};
+}
+}  // namespace
+
 json expr_to_json(const Expr& e) {
   switch (e->kind) {
     case ExprKind::Const: return json{{"const", as<ConstNode>(e).value.to_string()}};
-    case ExprKind::Var: return json{{"var", as<VarNode>(e).name}};
+    case ExprKind::Var: return json{{"var", var_json(as<VarNode>(e).name)}};
     case ExprKind::Hole: return json{{"hole", hole_to_json(as<HoleNode>(e).label)}};
     case ExprKind::Call: {
       const auto& c = as<CallNode>(e);
@@ -421,7 +459,7 @@ json stmt_to_json(const Stmt& s) {
     }
     case StmtKind::Let: {
       const auto& l = as<LetStmt>(s);
-      return json{{"stmt", "let"}, {"var", l.var}, {"value", expr_to_json(l.value)}, {"body", stmt_to_json(l.body)}};
+      return json{{"stmt", "let"}, {"var", var_json(l.var)}, {"value", expr_to_json(l.value)}, {"body", stmt_to_json(l.body)}};
     }
     case StmtKind::Label: {
       const auto& l = as<LabelStmt>(s);

@@ -146,17 +146,23 @@ Stmt TgtParser::for_stmt(const Token& keyword, int depth) {
   expect("in", "after the loop name");
   auto [loc, min, len] = interval([&] { return expr().expr; });
   Traversal o = order("serial|parallel|vectorized|unrolled");
+  scope_.emplace_back(l.var.text, qualified_var(l));  // the loop binds its name (ast.hpp)
   Stmt body = block(depth + 1, "loop body");
+  scope_.pop_back();
   return make_for(l.func.text, l.spec, l.stage, l.var.text, std::move(min), std::move(len), o, std::move(body),
                   keyword.loc);
 }
 
+// let x = e in { s } or let <f, j, i, x> = e in { s }: the second rebinds a loop's qualified
+// variable, as split and fuse do; a reader calls it x inside the body.
 Stmt TgtParser::let_stmt(const Token& keyword, int depth) {
-  std::string var = name("a variable name").text;
+  std::string var = at("<") ? qualified_var(loop_name()) : name("a variable name").text;
   expect("=", fmt::format("after 'let {}'", var));
   Expr value = expr().expr;
   expect("in", fmt::format("after the value of {}", var));
+  scope_.emplace_back(short_var(var), var);
   Stmt body = block(depth + 1, "body of the let");
+  scope_.pop_back();
   return make_let(std::move(var), std::move(value), std::move(body), keyword.loc);
 }
 

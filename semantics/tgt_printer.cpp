@@ -15,9 +15,6 @@ namespace halo {
 
 namespace {
 
-std::string interval_text(const Expr& min, const Expr& len) {
-  return fmt::format("({}, {})", print_expr(min), print_expr(len));
-}
 
 // Statements without a body: a block holding only one of them stays on one line,
 // `if (1) { f^(0, 0)[x] <- x; }`, which keeps lowered programs (full of such guards) short.
@@ -34,6 +31,32 @@ bool is_simple(const Stmt& s) {
 class Printer {
  public:
   std::string out;
+  // The loops and lets around the statement being printed, innermost last, as (the name a
+  // reader writes, the variable bound): the parser's scope (lexer.hpp), which decides
+  // whether a qualified variable may be printed by its short name.
+  std::vector<std::pair<std::string, std::string>> scope;
+
+  // e as the parser reads it back in the current scope: a qualified variable <f, j, i, x>
+  // is printed x when x names it here (the innermost binder a reader calls x is its loop
+  // or let), and as the qualified atom otherwise.
+  std::string expr(const Expr& e) const {
+    struct Shorten : ExprMutator {
+      const Printer& p;
+      explicit Shorten(const Printer& pp) : p(pp) {}
+      Expr mutate_var(const Expr& e) override {
+        const auto& n = as<VarNode>(e);
+        if (!is_qualified_var(n.name)) return e;
+        std::string s = short_var(n.name);
+        for (auto it = p.scope.rbegin(); it != p.scope.rend(); ++it)
+          if (it->first == s) return it->second == n.name ? make_var(s, e->loc) : e;
+        return e;
+      }
+    } shorten(*this);
+    return print_expr(scope.empty() ? e : shorten.mutate(e));
+  }
+  std::string interval_text(const Expr& min, const Expr& len) const {
+    return fmt::format("({}, {})", expr(min), expr(len));
+  }
 
   void stmt(const Stmt& s, int indent) {
     if (s->kind == StmtKind::Seq) {
@@ -50,7 +73,7 @@ class Printer {
   void line(const Stmt& s, int indent) {
     switch (s->kind) {
       case StmtKind::Nop: out += "nop;"; return;
-      case StmtKind::Assert: out += fmt::format("assert {};", print_expr(as<AssertStmt>(s).cond)); return;
+      case StmtKind::Assert: out += fmt::format("assert {};", expr(as<AssertStmt>(s).cond)); return;
       case StmtKind::Allocate: {
         const auto& a = as<AllocateStmt>(s);
         std::vector<std::string> dims;
@@ -61,13 +84,12 @@ class Printer {
       case StmtKind::Store: {
         // The left-hand side is spelled exactly as the access expression it parses as.
         const auto& st = as<StoreStmt>(s);
-        out +=
-            fmt::format("{} <- {};", print_expr(make_call(st.func, st.args, st.loc, st.label)), print_expr(st.value));
+        out += fmt::format("{} <- {};", expr(make_call(st.func, st.args, st.loc, st.label)), expr(st.value));
         return;
       }
       case StmtKind::If: {
         const auto& i = as<IfStmt>(s);
-        out += fmt::format("if ({}) ", print_expr(i.cond));
+        out += fmt::format("if ({}) ", expr(i.cond));
         block(i.then_case, indent);
         if (i.else_case->kind != StmtKind::Nop) {
           out += " else ";
@@ -79,13 +101,17 @@ class Printer {
         const auto& f = as<ForStmt>(s);
         out += fmt::format("for {} in {} {} ", print_loop_name(f), interval_text(f.min, f.len),
                            traversal_name(f.order));
+        scope.emplace_back(f.var, f.binder());
         block(f.body, indent);
+        scope.pop_back();
         return;
       }
       case StmtKind::Let: {
         const auto& l = as<LetStmt>(s);
-        out += fmt::format("let {} = {} in ", l.var, print_expr(l.value));
+        out += fmt::format("let {} = {} in ", l.var, expr(l.value));
+        scope.emplace_back(short_var(l.var), l.var);
         block(l.body, indent);
+        scope.pop_back();
         return;
       }
       case StmtKind::Label: {

@@ -53,7 +53,7 @@ schedule {
   fuse(<out, 0, 0, xo>, t);
   traverse(<out, 0, 0, xi>, vectorized);
   traverse(<g, 1, 1, r>, unrolled);
-  split(<g, 0, 1, x>, gxo, gxi, 2, guard);
+  split(<g, 0, 1, x>, xo, xi, 2, guard);
   traverse(<out, 0, 0, yo>, serial);
   compute_at(k, <out, 0, 0, yo>);
   store_at(k, <out, 0, 0, yo>);
@@ -124,7 +124,7 @@ TEST_CASE("Halide translation: every directive maps to its Halide call, after th
   // split with each tail strategy.
   CHECK_THAT(cpp, Catch::Contains("f_out.split(v_x, v_xo, v_xi, Expr(4), TailStrategy::RoundUp);"));
   CHECK_THAT(cpp, Catch::Contains("f_out.split(v_y, v_yo, v_yi, Expr(2), TailStrategy::ShiftInwards);"));
-  CHECK_THAT(cpp, Catch::Contains("f_g.update(0).split(v_x, v_gxo, v_gxi, Expr(2), TailStrategy::GuardWithIf);"));
+  CHECK_THAT(cpp, Catch::Contains("f_g.update(0).split(v_x, v_xo, v_xi, Expr(2), TailStrategy::GuardWithIf);"));
   // swap: the named loop becomes the inner of the two (after the splits the nest is
   // xi, xo, yi, yo innermost first, so yi's inner neighbour is xo).
   CHECK_THAT(cpp, Catch::Contains("f_out.reorder(v_yi, v_xo);"));
@@ -298,8 +298,8 @@ TEST_CASE("Halide: each way Halide can fail is a classified outcome", "[halide]"
   SECTION("a bound on a func stored outside the loop it is computed in is not expressible") {
     // halo bounds the region computed per iteration of x; Halide would bound the storage.
     Program p = test::parse_valid(
-        "pipeline f() { fun g(y) = { y } fun f(x) = { g[x] } } "
-        "schedule { compute_at(g, <f, 0, 0, x>); bound_extent(g, y, 1); } realize () over (0, 4)");
+        "pipeline f() { fun g(x) = { x } fun f(x) = { g[x] } } "
+        "schedule { compute_at(g, <f, 0, 0, x>); bound_extent(g, x, 1); } realize () over (0, 4)");
     halide::HalideVerdict v = run_case(p);
     CHECK(v.outcome == HalideOutcome::NotExpressible);
     CHECK(v.phase == "translate");

@@ -344,9 +344,10 @@ TEST_CASE("query check: the §2.2 example with its tight filling, and two wrong 
     g[as<HoleNode>(parse_tgt_expr("?mem<g, x>.len", "t")).label] = parse_tgt_expr("x_len", "t");
     auto v = check_run_against_query(t, g, in, Limits{});
     REQUIRE(v);
-    CHECK(v->conjunct == "(x) ∈ ?mem<g>");
+    // The conjunct names g's loop variable in full (docs/target-syntax.md, "Variables").
+    CHECK(v->conjunct == "(<g, 0, 0, x>) ∈ ?mem<g>");
     CHECK(v->origin == "write of g (stage 0) must be allocated");
-    CHECK_THAT(v->detail, Catch::Contains("x = 6"));
+    CHECK_THAT(v->detail, Catch::Contains("<g, 0, 0, x> = 6"));
   }
   SECTION("g allocated and computed one point short: the read of g at x + 1 = 6") {
     HoleFilling g = tight;
@@ -354,11 +355,11 @@ TEST_CASE("query check: the §2.2 example with its tight filling, and two wrong 
     g[as<HoleNode>(parse_tgt_expr("?cpu<g, *, 0, x>.len", "t")).label] = parse_tgt_expr("x_len", "t");
     auto v = check_run_against_query(t, g, in, Limits{});
     REQUIRE(v);
-    CHECK(v->conjunct == "(x + 1) ∈ ?mem<g>");
+    CHECK(v->conjunct == "(<f, 0, 0, x> + 1) ∈ ?mem<g>");
     CHECK(v->origin == "read of g in the value stored to f (stage 0) must be allocated");
     CHECK_THAT(v->detail, Catch::Contains("the point (6) of g"));
     CHECK_THAT(v->detail, Catch::Contains("?mem<g, x>.len = x_len = 6"));
-    CHECK_THAT(v->detail, Catch::Contains("x = 5"));
+    CHECK_THAT(v->detail, Catch::Contains("<f, 0, 0, x> = 5"));
     CHECK(v->loc.line > 0);
   }
   SECTION("g computed one point short: the compute bound of g") {
@@ -366,7 +367,7 @@ TEST_CASE("query check: the §2.2 example with its tight filling, and two wrong 
     g[as<HoleNode>(parse_tgt_expr("?cpu<g, *, 0, x>.len", "t")).label] = parse_tgt_expr("x_len", "t");
     auto v = check_run_against_query(t, g, in, Limits{});
     REQUIRE(v);
-    CHECK(v->conjunct == "(x + 1) ∈ ?cpu<g, *, 0>");
+    CHECK(v->conjunct == "(<f, 0, 0, x> + 1) ∈ ?cpu<g, *, 0>");
     CHECK(v->origin == "read of g in the value stored to f (stage 0) must be computed");
   }
   SECTION("f computed one point short: the output window") {

@@ -105,7 +105,7 @@ target pipeline f() over (x_min, x_len) {
       assert ?cpu<f, *, 0, x>.len <= 7;
       for <f, 0, 0, xo> in (0, (7 + 3 - 1) / 3) serial {
         for <f, 0, 0, xi> in (0, 3) serial {
-          let x = ?cpu<f, *, 0, x>.min + xo * 3 + xi in {
+          let <f, 0, 0, x> = ?cpu<f, *, 0, x>.min + xo * 3 + xi in {
             if (x < ?cpu<f, *, 0, x>.min + 7) {
               if (1) { f^(0, *)[x] <- g^(0, *)[x] + g^(0, *)[x + 1]; }
             }

@@ -101,7 +101,7 @@ TEST_CASE("split: guard, shift and round rewrite thesis §2.2's f as SEMANTICS.m
                        kThesisG + "  label f: { label f.s0: {\n"
                                   "    for <f, 0, 0, xo> in (0, (" + l + " + 3 - 1) / 3) serial {\n"
                                   "      for <f, 0, 0, xi> in (0, 3) serial {\n"
-                                  "        let x = " + m + " + xo * 3 + xi in {\n"
+                                  "        let <f, 0, 0, x> = " + m + " + xo * 3 + xi in {\n"
                                   "          if (x < " + m + " + " + l + ") { " + store + " }\n"
                                   "        }\n"
                                   "      }\n"
@@ -113,7 +113,7 @@ TEST_CASE("split: guard, shift and round rewrite thesis §2.2's f as SEMANTICS.m
                        kThesisG + "  label f: { label f.s0: {\n"
                                   "    for <f, 0, 0, xo> in (0, (" + l + " + 4 - 1) / 4) serial {\n"
                                   "      for <f, 0, 0, xi> in (0, 4) serial {\n"
-                                  "        let x = min(" + m + " + xo * 4, " + m + " + " + l + " - 4) + xi in { " +
+                                  "        let <f, 0, 0, x> = min(" + m + " + xo * 4, " + m + " + " + l + " - 4) + xi in { " +
                                   store + " }\n"
                                   "      }\n"
                                   "    }\n"
@@ -124,7 +124,7 @@ TEST_CASE("split: guard, shift and round rewrite thesis §2.2's f as SEMANTICS.m
                        kThesisG + "  label f: { label f.s0: {\n"
                                   "    for <f, 0, 0, xo> in (0, (" + l + " + 4 - 1) / 4) serial {\n"
                                   "      for <f, 0, 0, xi> in (0, 4) serial {\n"
-                                  "        let x = " + m + " + xo * 4 + xi in { " + store + " }\n"
+                                  "        let <f, 0, 0, x> = " + m + " + xo * 4 + xi in { " + store + " }\n"
                                   "      }\n"
                                   "    }\n"
                                   "  } }\n}\n" + kThesisRealize);
@@ -138,7 +138,7 @@ TEST_CASE("split: the let and guard go below the stage's innermost loop", "[sche
                                   "    for <f, 0, 0, yo> in (0, (" + ly + " + 2 - 1) / 2) serial {\n"
                                   "      for <f, 0, 0, yi> in (0, 2) serial {\n"
                                   "        for <f, 0, 0, x> in (?cpu<f, *, 0, x>.min, ?cpu<f, *, 0, x>.len) serial {\n"
-                                  "          let y = " + my + " + yo * 2 + yi in {\n"
+                                  "          let <f, 0, 0, y> = " + my + " + yo * 2 + yi in {\n"
                                   "            if (y < " + my + " + " + ly + ") {\n"
                                   "              if (1) { f^(0, *)[x, y] <- x + 10 * y; }\n"
                                   "            }\n"
@@ -158,8 +158,8 @@ TEST_CASE("split: splitting a split loop binds the newer let outside the older",
                  "    for <f, 0, 0, xoo> in (0, ((" + l + " + 2 - 1) / 2 + 3 - 1) / 3) serial {\n"
                  "      for <f, 0, 0, xoi> in (0, 3) serial {\n"
                  "        for <f, 0, 0, xi> in (0, 2) serial {\n"
-                 "          let xo = 0 + xoo * 3 + xoi in {\n"
-                 "            let x = " + m + " + xo * 2 + xi in {\n"
+                 "          let <f, 0, 0, xo> = 0 + xoo * 3 + xoi in {\n"
+                 "            let <f, 0, 0, x> = " + m + " + xo * 2 + xi in {\n"
                  "              if (x < " + m + " + " + l + ") {\n"
                  "                if (1) { f^(0, *)[x] <- g^(0, *)[x] + g^(0, *)[x + 1]; }\n"
                  "              }\n"
@@ -182,7 +182,7 @@ TEST_CASE("split: a factor that is not a constant is asserted positive first", "
       "  label f: { label f.s0: {\n"
       "    for <f, 0, 0, xo> in (0, (" + l + " + (k + 1) - 1) / (k + 1)) serial {\n"
       "      for <f, 0, 0, xi> in (0, k + 1) serial {\n"
-      "        let x = " + m + " + xo * (k + 1) + xi in {\n"
+      "        let <f, 0, 0, x> = " + m + " + xo * (k + 1) + xi in {\n"
       "          if (x < " + m + " + " + l + ") { if (1) { f^(0, *)[x] <- x; } }\n"
       "        }\n"
       "      }\n"
@@ -198,8 +198,8 @@ TEST_CASE("fuse, swap, traverse: rewrites of a two-dimensional func", "[schedule
     check_schedules_to(kPlane + sched("fuse(<f, 0, 0, y>, t);") + kPlaneRealize,
                        kPlaneHead + "  label f: { label f.s0: {\n"
                                     "    for <f, 0, 0, t> in (0, " + ly + " * " + lx + ") serial {\n"
-                                    "      let y = " + my + " + t / " + lx + " in {\n"
-                                    "        let x = " + mx + " + t % " + lx + " in { " + store + " }\n"
+                                    "      let <f, 0, 0, y> = " + my + " + t / " + lx + " in {\n"
+                                    "        let <f, 0, 0, x> = " + mx + " + t % " + lx + " in { " + store + " }\n"
                                     "      }\n"
                                     "    }\n"
                                     "  } }\n}\n" + kPlaneRealize);
@@ -256,7 +256,7 @@ TEST_CASE("swap and fuse: a pure loop with a reduction loop, and two reduction l
                        head + "    label f.s1: {\n"
                               "      for <f, 0, 1, x> in (" + m + ", " + l + ") serial {\n"
                               "        for <f, 0, 1, sr> in (0, 3 * 2) serial {\n"
-                              "          let s = 0 + sr / 2 in { let r = 0 + sr % 2 in { " + store + " } }\n"
+                              "          let <f, 0, 1, s> = 0 + sr / 2 in { let <f, 0, 1, r> = 0 + sr % 2 in { " + store + " } }\n"
                               "        }\n"
                               "      }\n"
                               "    }\n  }\n}\n" + kTwoRRealize);
@@ -287,12 +287,27 @@ TEST_CASE("loops phase: every restriction rejects the directive, located and nam
                 "'y' is not a fresh name, it is already a pure variable of func 'f'");
     rejected_at(plane("split(<f, 0, 0, x>, xo, xo, 2, guard);"), "split", "both 'xo'");
     rejected_at(blur("split(<h, 0, 0, x>, xo, w, 2, guard);"), "w, 2, guard", "a parameter of the pipeline");
-    rejected_at(blur("split(<h, 0, 0, x>, xo, r, 2, guard);"), "r, 2, guard", "a reduction variable of func 'g'");
+    rejected_at(blur("split(<h, 0, 0, x>, xo, r, 2, guard);"), "r, 2, guard", "a reduction variable of func 'h'");
     rejected_at(plane("split(<f, 0, 0, x>, xo, x_min, 2, guard);"), "x_min, 2", "a window variable");
     rejected_at(plane("split(<f, 0, 0, x>, xo, xi, 2, guard);\nfuse(<f, 0, 0, y>, xi);"), "xi);",
                 "the variable of loop <f, 0, 0, xi>");
-    rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 2, guard);\nsplit(<g, 0, 0, x>, go, xo, 2, guard);"), "xo, 2",
+    rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 2, guard);\nsplit(<f, 0, 0, xi>, xio, xo, 2, guard);"), "xo, 2",
                 "'xo' is not a fresh name, it is already the variable of loop <f, 0, 0, xo>");
+    // A name rebound by a let of the stage (split's `let <f, 0, 0, xo> = ...`) is taken too.
+    rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 2, guard);\nsplit(<f, 0, 0, xo>, xoo, xoi, 2, guard);\n"
+                       "split(<f, 0, 0, xi>, xo, xii, 2, guard);"),
+                "xo, xii", "'xo' is not a fresh name, it is already bound by a let in its stage");
+  }
+  SECTION("names are fresh within their <func, spec, stage> only, as in Halide") {
+    // Every func and stage may use xo, xi; a split may reuse another func's pure variable.
+    CHECK_NOTHROW(schedule_pipeline(parse_valid(thesis("split(<f, 0, 0, x>, xo, xi, 2, guard);\n"
+                                                       "split(<g, 0, 0, x>, xo, xi, 2, guard);"))));
+    CHECK_NOTHROW(schedule_pipeline(parse_valid(blur("split(<h, 0, 0, x>, xo, xi, 2, guard);\n"
+                                                     "split(<h, 0, 1, x>, xo, xi, 2, guard);\n"
+                                                     "split(<g, 0, 1, r>, xo, xi, 2, guard);"))));
+    CHECK_NOTHROW(schedule_pipeline(parse_valid(thesis("split(<f, 0, 0, x>, xo, xi, 2, guard);\n"
+                                                       "fuse(<f, 0, 0, xo>, xo2);\n"
+                                                       "split(<g, 0, 0, x>, xo2, y, 2, guard);"))));
   }
   SECTION("a constant split factor must be positive") {
     rejected_at(thesis("split(<f, 0, 0, x>, xo, xi, 0, guard);"), "split", "the factor 0 is 0, but it must be > 0");

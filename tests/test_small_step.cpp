@@ -72,7 +72,8 @@ std::vector<Value> ints(std::initializer_list<int64_t> xs) { return {xs.begin(),
 // ---------------------------------------------------------------- a whole trace
 TEST_CASE("smallstep: [REDUCE] a whole run, step by step: each step is one axiom at the redex of its context", "[smallstep]") {
   // REALIZE; allocate: VAR x_min, VAR x_len, ALLOC; NOP; loop bounds: VAR, VAR;
-  // per iteration FOR-ITER, VAR x (right-hand side), VAR x (index), ASSN, NOP;
+  // per iteration FOR-ITER, VAR x (right-hand side), VAR x (index), ASSN, NOP (x is the
+  // loop's qualified variable <out, 0, 0, x>, docs/target-syntax.md);
   // FOR-STOP; END. With two iterations: 1 + 3 + 1 + 2 + 2*5 + 1 + 1 = 19 steps.
   const char* src = R"(target pipeline out() over (x_min, x_len) {
     allocate out((x_min, x_len));
@@ -92,13 +93,13 @@ TEST_CASE("smallstep: [REDUCE] a whole run, step by step: each step is one axiom
       {"VAR", "x_min"},
       {"VAR", "x_len"},
       {"FOR-ITER", "for <out, 0, 0, x> in (0, 2) serial { … }"},
-      {"VAR", "x"},
-      {"VAR", "x"},
+      {"VAR", "<out, 0, 0, x>"},
+      {"VAR", "<out, 0, 0, x>"},
       {"ASSN", "out^(0, 0)[0] <- 0"},
       {"NOP", "nop; …"},
       {"FOR-ITER", "for <out, 0, 0, x> in (1, 1) serial { … }"},
-      {"VAR", "x"},
-      {"VAR", "x"},
+      {"VAR", "<out, 0, 0, x>"},
+      {"VAR", "<out, 0, 0, x>"},
       {"ASSN", "out^(0, 0)[1] <- 1"},
       {"NOP", "nop; …"},
       {"FOR-STOP", "for <out, 0, 0, x> in (2, 0) serial { … }"},
@@ -240,10 +241,17 @@ TEST_CASE("smallstep: [FOR-STOP] removes x from Σ", "[smallstep]") {
   RunResult gone = run_body("for <out, 0, 0, x> in (0, 2) serial { nop; } out^(0, 0)[0] <- x;");
   CHECK(gone.status == RunStatus::UnboundVariable);
   CHECK_THAT(gone.message, Catch::Contains("x"));
-  // ...even when a let bound it before the loop: the figure removes x, it does not
-  // restore the outer binding.
-  RunResult shadow = run_body("let x = 5 in { for <out, 0, 0, x> in (0, 2) serial { nop; } out^(0, 0)[0] <- x; }");
+  // ...even when a let bound the loop's variable before the loop: the figure removes x, it
+  // does not restore the outer binding.
+  RunResult shadow = run_body(
+      "let <out, 0, 0, x> = 5 in { for <out, 0, 0, x> in (0, 2) serial { nop; } out^(0, 0)[0] <- x; }");
   CHECK(shadow.status == RunStatus::UnboundVariable);
+  // The loop binds its qualified variable <out, 0, 0, x> (docs/semantics-decisions.md,
+  // "Qualified loop variables"): a plain x bound outside it is another variable, which
+  // FOR-STOP leaves alone.
+  RunResult outer = run_body("let x = 5 in { for <out, 0, 0, x> in (0, 2) serial { nop; } out^(0, 0)[0] <- x; }");
+  CHECK(outer.status == RunStatus::Ok);
+  CHECK(outer.output.values == ints({5}));
 }
 
 TEST_CASE("smallstep: [IF-T] and [IF-F]", "[smallstep]") {

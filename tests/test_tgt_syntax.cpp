@@ -134,6 +134,16 @@ const std::vector<std::string> kNames = {"x",   "y",   "f",      "g",     "w",  
 
 std::string gen_name() { return *rc::gen::elementOf(kNames); }
 
+// A variable of an expression or a let. Well-formed trees (docs/target-syntax.md) never read
+// a plain variable inside a loop or qualified let that a reader calls by the same name (the
+// text would mean the loop's variable), so plain names here end in _v, which no loop
+// variable does; qualified variables <f, j, i, x> may be read anywhere.
+std::string gen_var() {
+  if (*rc::gen::inRange(0, 3) == 0)
+    return qualified_var(gen_name(), *rc::gen::inRange<int64_t>(0, 3), *rc::gen::inRange<int64_t>(0, 3), gen_name());
+  return gen_name() + "_v";
+}
+
 Value gen_value() {
   switch (*rc::gen::inRange(0, 5)) {
     case 0: return Value(*rc::gen::arbitrary<int64_t>());
@@ -173,7 +183,7 @@ const std::vector<Op> kOps = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Mod, Op::L
 Expr gen_expr(int depth) {
   switch (*rc::gen::inRange(0, depth > 0 ? 6 : 3)) {
     case 0: return make_const(gen_value());
-    case 1: return make_var(gen_name());
+    case 1: return make_var(gen_var());
     case 2: return make_hole(gen_hole());
     case 3: {
       std::vector<Expr> args(*rc::gen::inRange(0, 3));
@@ -224,7 +234,7 @@ Stmt gen_stmt(int depth) {
           gen_name(), gen_index(), gen_index(), gen_name(), gen_small_expr(), gen_small_expr(),
           *rc::gen::element(Traversal::Serial, Traversal::Parallel, Traversal::Vectorized, Traversal::Unrolled),
           gen_stmt(depth - 1));
-    case 7: return make_let(gen_name(), gen_small_expr(), gen_stmt(depth - 1));
+    case 7: return make_let(gen_var(), gen_small_expr(), gen_stmt(depth - 1));
     default: return make_label(gen_label(), gen_stmt(depth - 1));
   }
 }
@@ -297,14 +307,16 @@ TEST_CASE("tgt: the sample program", "[tgt]") {
   CHECK(same_expr(alloc.bounds[1].second, mem("g", "y", true)));
 
   // label g: label g.s0: for y: for x: if (1) store — each block of one statement is it.
+  // Inside the loops, x and y are the loops' qualified variables (docs/target-syntax.md).
+  const std::string gx = qualified_var("g", 0, 0, "x"), gy = qualified_var("g", 0, 0, "y");
   Stmt expected = make_label(
       "g", make_label("g.s0",
                       make_for("g", 0, 0, "y", cpu("g", 0, 0, "y", false), cpu("g", 0, 0, "y", true), Traversal::Serial,
                                make_for("g", 0, 0, "x", cpu("g", 0, 0, "x", false), cpu("g", 0, 0, "x", true),
                                         Traversal::Serial,
-                                        make_if(C(1), make_store("g", FuncLabel{0, 0}, {V("x"), V("y")},
-                                                                 O(Op::Add, {O(Op::Mul, {V("x"), C(3)}),
-                                                                             O(Op::Mod, {V("y"), C(7)})})))))));
+                                        make_if(C(1), make_store("g", FuncLabel{0, 0}, {V(gx), V(gy)},
+                                                                 O(Op::Add, {O(Op::Mul, {V(gx), C(3)}),
+                                                                             O(Op::Mod, {V(gy), C(7)})})))))));
   CHECK(same_stmt(top[1], expected));
   CHECK(same_stmt(top[2], make_let("t", O(Op::Add, {V("x_min"), C(1)}), make_assert(O(Op::Gt, {V("t"), C(0)})))));
   CHECK(same_stmt(top[3], make_if(O(Op::Gt, {V("w"), C(0)}), make_nop(), make_nop())));
@@ -679,10 +691,10 @@ TEST_CASE("tgt: the JSON shape", "[tgt]") {
          "len": {"hole": {"kind": "cpu", "bound": "len", "func": "f", "var": "x", "stage": 1, "spec": "*"}},
          "order": "parallel",
          "body": {"stmt": "if",
-           "cond": {"op": ">", "args": [{"var": "x"}, {"op": "-", "args": [{"var": "w"}]}]},
-           "then": {"stmt": "store", "func": "f", "label": {"stage": 1, "spec": "*"}, "args": [{"var": "x"}],
+           "cond": {"op": ">", "args": [{"var": {"func": "f", "spec": 0, "stage": 1, "var": "x"}}, {"op": "-", "args": [{"var": "w"}]}]},
+           "then": {"stmt": "store", "func": "f", "label": {"stage": 1, "spec": "*"}, "args": [{"var": {"func": "f", "spec": 0, "stage": 1, "var": "x"}}],
                     "value": {"op": "+", "args": [
-                      {"call": "f", "label": {"stage": 0, "spec": 0}, "args": [{"var": "x"}]},
+                      {"call": "f", "label": {"stage": 0, "spec": 0}, "args": [{"var": {"func": "f", "spec": 0, "stage": 1, "var": "x"}}]},
                       {"const": "123456789012345678901234567890"}]}},
            "else": {"stmt": "assert", "cond": {"const": "0"}}}}},
       {"stmt": "let", "var": "t", "value": {"const": "-1"}, "body":

@@ -26,6 +26,7 @@
 #include "semantics/validity.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <fstream>
@@ -265,8 +266,25 @@ int cmd_run(const CommonOptions& o, const std::string& fill, bool trace, std::os
   return r.status == RunStatus::Ok && !r.race ? kExitOk : kExitFinding;
 }
 
+// A hole's expression as a reader writes it in the hole's scope: a qualified loop variable
+// <f, j, i, x> by its short name x when no variable of the scope nearer the hole is also
+// called x (docs/target-syntax.md); filling files read it back the same way.
+std::string print_fill(const HoleLabel& h, const Expr& e, const std::map<HoleLabel, std::vector<std::string>>& scopes) {
+  auto sc = scopes.find(h);
+  if (sc == scopes.end()) return print_expr(e);
+  std::map<std::string, std::string> shown;
+  for (auto it = sc->second.rbegin(); it != sc->second.rend(); ++it) {
+    std::string s = short_var(*it);
+    bool taken = std::any_of(sc->second.rbegin(), it, [&](const std::string& v) { return short_var(v) == s; }) ||
+                 std::find(sc->second.begin(), sc->second.end(), s) != sc->second.end();  // a plain name
+    if (is_qualified_var(*it) && !taken) shown[*it] = s;
+  }
+  return print_expr(rename_vars(e, shown));
+}
+
 int cmd_bounds(const CommonOptions& o, std::ostream& out) {
   TgtProgram t = load_target(o);
+  const auto scopes = hole_scopes(t);
   Query q = extract_query(t);
   if (!o.engine.empty()) {
     EngineResult er = run_engine(o.engine, q, t, o.engine_timeout);
@@ -277,7 +295,7 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
     out << "# the bounds query B(T) (fig. 2.10a)\n" << print_query(q) << "\n";
     out << "# the engine's substitution\n";
     if (er.kind == EngineResult::Kind::GaveUp) out << "the engine gives up: " << er.detail << "\n";
-    for (const auto& [h, e] : er.filling) out << h.to_string() << " = " << print_expr(e) << "\n";
+    for (const auto& [h, e] : er.filling) out << h.to_string() << " = " << print_fill(h, e, scopes) << "\n";
     out << "\n# the completed program\n" << print_tgt(complete_with(er, t));
     return kExitOk;
   }
@@ -285,7 +303,7 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
   Beta0Completion c = complete_with_beta0(r, t);
   if (o.json) {
     nlohmann::json fill = nlohmann::json::object();
-    for (const auto& [h, e] : r.filling) fill[h.to_string()] = print_expr(e);
+    for (const auto& [h, e] : r.filling) fill[h.to_string()] = print_fill(h, e, scopes);
     out << nlohmann::json{{"query", query_to_json(q, t)},
                           {"beta0", {{"ok", r.ok}, {"reason", r.why_failed}, {"substitution", fill}}},
                           {"completed", tgt_to_json(c.program)}}
@@ -296,7 +314,7 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
   out << "# the bounds query B(T) (fig. 2.10a)\n" << print_query(q) << "\n";
   out << "# the substitution of β0 (fig. 2.10b)\n";
   if (!r.ok) out << "β0 fails: " << r.why_failed << "\n";
-  for (const auto& [h, e] : r.filling) out << h.to_string() << " = " << print_expr(e) << "\n";
+  for (const auto& [h, e] : r.filling) out << h.to_string() << " = " << print_fill(h, e, scopes) << "\n";
   out << "\n# the completed program\n" << print_tgt(c.program);
   return kExitOk;
 }
