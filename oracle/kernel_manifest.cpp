@@ -167,8 +167,24 @@ class ManifestReader {
     PositionScanner scanner(text);
     // Absurd depths are refused before parsing, so that no recursion (destroying the tree
     // included) meets them; the scanner below locates the first level past kMaxDepth.
-    if (json_nesting_depth(text) > 10000)
-      throw InputError(Diagnostic{path, {}, fmt::format("JSON nested deeper than {} levels", PositionScanner::kMaxDepth)});
+    if (json_nesting_depth(text) > 10000) {
+      size_t depth = 0, at = 0;  // the bracket the scanner would stop at (the root is level 0)
+      for (bool in_string = false; at < text.size(); ++at) {
+        char c = text[at];
+        if (in_string) {
+          if (c == '\\') ++at;
+          else if (c == '"') in_string = false;
+        } else if (c == '"') {
+          in_string = true;
+        } else if ((c == '[' || c == '{') && ++depth > size_t(PositionScanner::kMaxDepth) + 1) {
+          break;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+          --depth;
+        }
+      }
+      throw InputError(Diagnostic{path, scanner.loc_at(at),
+                                  fmt::format("JSON nested deeper than {} levels", PositionScanner::kMaxDepth)});
+    }
     try {
       root_ = json::parse(text);
     } catch (const json::parse_error& e) {
