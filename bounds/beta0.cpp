@@ -1,5 +1,6 @@
 // β0 (fig. 2.10b) and its lifting (§2.7.2). docs/beta0.md maps each equation to the code.
 #include "bounds/beta0.hpp"
+#include "semantics/command_budget.hpp"
 
 #include "bounds/simplify.hpp"
 
@@ -140,6 +141,7 @@ class Beta0 {
   }
 
   void unite(const HoleRef& h, const std::vector<SymInterval>& box, const QueryNode& q) {
+    tick_command_budget();
     if (box.size() != h.vars.size()) {
       note(fmt::format("{} has {} dimensions but is given {} ({})", h.to_string(), h.vars.size(), box.size(), q.origin));
       return;

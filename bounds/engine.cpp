@@ -2,10 +2,13 @@
 #include "bounds/engine.hpp"
 
 #include "bounds/extract.hpp"
+#include "semantics/child_processes.hpp"
+#include "semantics/json_text.hpp"
 #include "semantics/tgt_json.hpp"
 #include "semantics/tgt_parser.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,7 +18,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <set>
+#include <vector>
 
 namespace halo {
 
@@ -32,57 +37,95 @@ struct ChildOutput {
   std::string error;  // could not run at all
 };
 
-// Runs `command` with `input` on stdin; collects stdout until exit or the deadline.
+// Runs `command` with `input` on stdin; collects stdout until the engine exits or the
+// deadline. Nothing here blocks past the deadline: the input is written without blocking
+// (an engine that never reads it cannot stall halo), the exit is awaited with WNOHANG, and
+// once the engine itself has exited its output is taken as complete after a short grace
+// period even if a background child still holds the pipe open (that engine answered). On
+// every path the engine's process group is killed, so nothing it started outlives the call.
 ChildOutput run_child(const std::string& command, const std::string& input, double seconds) {
   ChildOutput r;
   int in_pipe[2], out_pipe[2];
-  if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0) {
+  if (pipe2(in_pipe, O_CLOEXEC) != 0) {
     r.error = std::string("pipe: ") + std::strerror(errno);
     return r;
   }
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    r.error = std::string("pipe: ") + std::strerror(errno);
+    close(in_pipe[0]);
+    close(in_pipe[1]);
+    return r;
+  }
+  // The environment, with the marker that finds the engine's escaped descendants, is built
+  // before fork: after it, only async-signal-safe calls.
+  std::string marker = new_candidate_marker();
+  std::vector<char*> envp;
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "HALO_CANDIDATE=", 15) != 0) envp.push_back(*e);
+  envp.push_back(marker.data());
+  envp.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) {
     r.error = std::string("fork: ") + std::strerror(errno);
+    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1]}) close(fd);
     return r;
   }
   if (pid == 0) {
+    setpgid(0, 0);  // its own group, so a timeout kills everything it started
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
-    close(in_pipe[0]);
-    close(in_pipe[1]);
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    setpgid(0, 0);  // its own group, so a timeout kills everything it started
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp.data());
     _exit(127);
   }
+  setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  ChildGuard guard(pid, marker);
   close(in_pipe[0]);
   close(out_pipe[1]);
+  fcntl(in_pipe[1], F_SETFL, fcntl(in_pipe[1], F_GETFL) | O_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);  // an engine that does not read its input must not kill halo
   size_t written = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  bool in_open = true;
+  using Clock = std::chrono::steady_clock;
+  auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  std::optional<Clock::time_point> exited_at;
+  bool in_open = true, out_open = true, reaped = false;
+  if (input.empty()) close(in_pipe[1]), in_open = false;
   char buf[65536];
-  while (true) {
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {in_pipe[1], POLLOUT, 0}};
-    int n = in_open ? 2 : 1;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      r.timed_out = true;
+  while (out_open) {
+    if (!reaped) {
+      pid_t w = waitpid(pid, &r.status, WNOHANG);
+      if (w == pid) reaped = true, exited_at = Clock::now();
+    }
+    auto now = Clock::now();
+    // The engine exited: whatever it wrote is in the pipe by now; a background child that
+    // keeps the pipe open does not turn an answer into a timeout.
+    if (exited_at && now - *exited_at > std::chrono::milliseconds(200)) break;
+    if (now >= deadline) {
+      r.timed_out = !reaped;
       break;
     }
-    if (poll(fds, n, int(std::min<int64_t>(left.count(), 1000))) < 0 && errno != EINTR) break;
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {in_open ? in_pipe[1] : -1, POLLOUT, 0}};
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    int wait_ms = int(std::clamp<int64_t>(left, 1, reaped ? 20 : 50));
+    if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) {
+      r.error = std::string("poll: ") + std::strerror(errno);
+      break;
+    }
     if (in_open && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
       ssize_t w = (fds[1].revents & POLLOUT) ? write(in_pipe[1], input.data() + written, input.size() - written) : -1;
       if (w > 0) written += size_t(w);
-      if (w <= 0 || written == input.size()) {
+      bool again = w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+      if ((w < 0 && !again) || w == 0 || written == input.size()) {
         close(in_pipe[1]);
         in_open = false;
       }
     }
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       ssize_t got = read(out_pipe[0], buf, sizeof buf);
-      if (got <= 0) break;  // end of output
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        out_open = false;  // end of output
+        break;
+      }
       r.out.append(buf, size_t(got));
       if (r.out.size() > (64u << 20)) {
         r.error = "the engine wrote more than 64 MiB";
@@ -92,8 +135,23 @@ ChildOutput run_child(const std::string& command, const std::string& input, doub
   }
   if (in_open) close(in_pipe[1]);
   close(out_pipe[0]);
-  if (r.timed_out || !r.error.empty()) kill(-pid, SIGKILL), kill(pid, SIGKILL);
-  waitpid(pid, &r.status, 0);
+  // Output closed but the engine still runs: it may take until the deadline to exit.
+  while (!reaped && !r.timed_out && r.error.empty()) {
+    pid_t w = waitpid(pid, &r.status, WNOHANG);
+    if (w == pid) {
+      reaped = true;
+      break;
+    }
+    if (w < 0 && errno != EINTR) break;
+    if (Clock::now() >= deadline) {
+      r.timed_out = true;
+      break;
+    }
+    struct timespec ts{0, 5'000'000};
+    nanosleep(&ts, nullptr);
+  }
+  kill(-pid, SIGKILL);  // the whole group: background children of an engine that answered too
+  if (!reaped) kill(pid, SIGKILL), waitpid(pid, &r.status, 0);
   return r;
 }
 }  // namespace
@@ -145,31 +203,43 @@ HoleFilling filling_from_json(const nlohmann::json& j, const TgtProgram& t, cons
 }
 
 EngineResult run_engine(const std::string& command, const Query& q, const TgtProgram& t, double seconds) {
-  EngineResult r;
   nlohmann::json doc = query_to_json(q, t);
   doc["program"] = tgt_to_json(t);  // for engines that analyse the program itself (docs/bounds-engines.md)
-  ChildOutput c = run_child(command, doc.dump() + "\n", seconds);
+  ChildOutput c = run_child(command, json_text(doc) + "\n", seconds);
   if (!c.error.empty()) return {EngineResult::Kind::Failed, {}, c.error};
-  if (c.timed_out) return {EngineResult::Kind::Failed, {}, fmt::format("no answer within {} s", seconds)};
+  if (c.timed_out)
+    return {EngineResult::Kind::Failed, {},
+            c.out.empty() ? fmt::format("no answer within {} s", seconds)
+                          : fmt::format("it wrote an answer but did not exit within {} s", seconds)};
   if (WIFSIGNALED(c.status))
     return {EngineResult::Kind::Failed, {}, fmt::format("killed by signal {} ({})", WTERMSIG(c.status),
                                                         strsignal(WTERMSIG(c.status)))};
   if (WEXITSTATUS(c.status) != 0)
     return {EngineResult::Kind::Failed, {}, fmt::format("exited with status {}", WEXITSTATUS(c.status))};
+  return interpret_engine_answer(c.out, t);
+}
+
+EngineResult interpret_engine_answer(const std::string& answer, const TgtProgram& t) {
+  EngineResult r;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(c.out);
-  } catch (const nlohmann::json::parse_error& e) {
+    j = parse_json_text(answer, "engine answer", kMaxEngineAnswerNesting);
+  } catch (const InputError& e) {
     return {EngineResult::Kind::Failed, {}, std::string("its output is not JSON: ") + e.what()};
   }
-  if (j.is_object() && j.contains("fail"))
-    return {EngineResult::Kind::GaveUp, {}, j["fail"].is_string() ? j["fail"].get<std::string>() : j["fail"].dump()};
+  if (j.is_object() && j.contains("fail")) {
+    std::string why = j["fail"].is_string() ? j["fail"].get<std::string>() : json_text(j["fail"]);
+    if (why.size() > 2000) why = why.substr(0, 2000) + "...";
+    return {EngineResult::Kind::GaveUp, {}, why};
+  }
   if (!j.is_object() || !j.contains("holes"))
     return {EngineResult::Kind::Failed, {}, "its answer has neither \"holes\" nor \"fail\""};
   try {
     r.filling = filling_from_json(j["holes"], t, "engine answer");
   } catch (const InputError& e) {
     return {EngineResult::Kind::Failed, {}, e.what()};
+  } catch (const ResourceLimit& e) {  // e.g. a literal of a million digits
+    return {EngineResult::Kind::Failed, {}, std::string("its answer exceeds a limit: ") + e.what()};
   }
   std::vector<HoleLabel> unfilled;
   fill_holes(t, r.filling, &unfilled);

@@ -37,6 +37,13 @@ struct EngineResult {
 // unfilled — is Failed.
 EngineResult run_engine(const std::string& command, const Query& q, const TgtProgram& t, double seconds = 60);
 
+// What an engine's standard output `answer` means for `t` (run_engine after the process
+// exited with status 0): never throws, whatever the bytes (fuzzed: fuzz/libfuzzer/).
+EngineResult interpret_engine_answer(const std::string& answer, const TgtProgram& t);
+
+// Answers nested deeper than this are Failed before anything recurses over them.
+inline constexpr size_t kMaxEngineAnswerNesting = 10000;
+
 // The completion an engine's result defines: the filled program, or `assert 0`.
 TgtProgram complete_with(const EngineResult& r, const TgtProgram& t);
 

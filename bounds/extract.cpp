@@ -1,6 +1,7 @@
 // Query extraction B(T) (thesis fig. 2.10a), its printer and its JSON form; see
 // extract.hpp and docs/bounds-query.md.
 #include "bounds/extract.hpp"
+#include "semantics/command_budget.hpp"
 
 #include "semantics/printer.hpp"
 #include "semantics/tgt_json.hpp"
@@ -256,6 +257,7 @@ Query stage_covers(const std::string& f, int64_t i, const Stmt& body, SourceLoc 
       StmtVisitor::visit_for(s);
     }
     void visit_store(const StoreStmt& s) override {
+      tick_command_budget();  // one walk per stage: quadratic in the stages, so it polls
       if (s.func == f) {
         stores.insert({s.label.stage, s.label.spec});
         if (s.label.spec != FuncLabel::kShared) specs.insert(s.label.spec);
@@ -269,6 +271,7 @@ Query stage_covers(const std::string& f, int64_t i, const Stmt& body, SourceLoc 
   if (tuples == sh.cpu_tuples.end()) return q_true();
   std::vector<Query> out;
   for (const auto& [stage, spec] : w.stores) {
+    tick_command_budget();
     if (stage != i) continue;
     for (const auto& [pstage, pspec] : tuples->second) {
       if (pstage != i - 1) continue;

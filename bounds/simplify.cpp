@@ -1,6 +1,7 @@
 // The bounds simplifier (simplify.hpp). Every rewrite is an identity over the integers;
 // docs/beta0.md lists them.
 #include "bounds/simplify.hpp"
+#include "semantics/command_budget.hpp"
 
 #include "semantics/printer.hpp"
 
@@ -135,6 +136,7 @@ Expr simplify_top(Op op, std::vector<Expr> args, SourceLoc loc) {
 
 Expr simplify(const Expr& e) {
   if (!e || e->kind != ExprKind::Op) return e;
+  tick_command_budget();  // bounds inference and lifting poll the command's budget
   const auto& n = as<OpNode>(e);
   std::vector<Expr> args;
   args.reserve(n.args.size());

@@ -1,5 +1,6 @@
 // The campaign driver, shrinking and finding files: see campaign.hpp.
 #include "fuzz/campaign.hpp"
+#include "semantics/json_text.hpp"
 
 #include "fuzz/reduce.hpp"
 #include "semantics/printer.hpp"
@@ -145,6 +146,10 @@ nlohmann::json CampaignSummary::to_json() const {
           {"finding_records", records}};
 }
 
+std::string campaign_progress_path(const std::string& out_dir, uint64_t shard, uint64_t shards) {
+  return (std::filesystem::path(out_dir) / fmt::format(".halo-campaign-{}-of-{}.progress", shard, shards)).string();
+}
+
 CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check, const std::function<bool()>& stop,
                              const ProgressFn& progress) {
   namespace fs = std::filesystem;
@@ -161,7 +166,16 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
   s.shards = opts.shards;
   std::set<std::string> seen;  // kind + minimized case of every finding so far
   Clock::time_point t0 = Clock::now();
-  for (uint64_t k = opts.shard;; k += opts.shards) {
+  bool wrapped = false;  // k + shards past 2^64 - 1 ends the shard (--shard 5/18446744073709551615: one case)
+  uint64_t k0 = opts.shard;
+  if (opts.first_case > k0) {  // the first case of this shard at or after first_case
+    uint64_t steps = (opts.first_case - opts.shard) / opts.shards + ((opts.first_case - opts.shard) % opts.shards != 0);
+    wrapped = __builtin_mul_overflow(steps, opts.shards, &k0) || __builtin_add_overflow(k0, opts.shard, &k0);
+  }
+  std::string progress_file = opts.out_dir.empty() || !opts.inputs.empty()
+                                  ? std::string()
+                                  : campaign_progress_path(opts.out_dir, opts.shard, opts.shards);
+  for (uint64_t k = k0; !wrapped; wrapped = __builtin_add_overflow(k, opts.shards, &k)) {
     if (opts.cases && k >= opts.cases) break;
     if (!opts.inputs.empty() && k >= opts.inputs.size()) break;
     if (opts.seconds > 0 && since(t0) >= opts.seconds) break;
@@ -236,12 +250,24 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
         }
         // The .halo file first: a record on disk always names a complete case.
         if (!f.halo_file.empty()) write_file_atomically(f.halo_file, finding_text(f, opts));
-        if (!f.json_file.empty()) write_file_atomically(f.json_file, f.record.dump(2) + "\n");
+        if (!f.json_file.empty()) write_file_atomically(f.json_file, f.record.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n");
         s.findings.push_back(std::move(f));
       }
     }
     s.seconds = since(t0);
     if (progress) progress(s);
+    if (!progress_file.empty()) {
+      uint64_t next = k;
+      bool last = __builtin_add_overflow(k, opts.shards, &next);
+      write_file_atomically(progress_file, nlohmann::json{{"target", opts.target},
+                                                          {"seed", opts.seed},
+                                                          {"shard", opts.shard},
+                                                          {"shards", opts.shards},
+                                                          {"next_case", next},
+                                                          {"finished", last}}
+                                                   .dump() +
+                                               "\n");
+    }
     if (opts.max_findings && s.findings.size() >= opts.max_findings) break;
   }
   s.seconds = since(t0);

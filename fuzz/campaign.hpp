@@ -56,7 +56,13 @@ struct CampaignOptions {
   // being inputs[k], instead of the seed's; `cases` and `seconds` still bound the run.
   std::vector<CaseSeed> inputs;
   nlohmann::json record_extra = nlohmann::json::object();  // added to every finding's record
+  // Resuming (--resume DIR): start at the first case of the shard at or after this one.
+  uint64_t first_case = 0;
 };
+
+// Where a campaign with an output directory records, after every finished case, the next
+// case of its shard (with seed and target), so that `--resume DIR` continues after it.
+std::string campaign_progress_path(const std::string& out_dir, uint64_t shard, uint64_t shards);
 
 struct FindingReport {
   uint64_t index = 0;   // the case

@@ -1,6 +1,7 @@
 // Building the input z from the realize section and the command line, and the resource
 // budget every evaluator charges.
 #include "interp/input.hpp"
+#include "semantics/command_budget.hpp"
 
 #include <fmt/format.h>
 
@@ -93,6 +94,7 @@ Input resolve_input(const std::string& file, const std::string& output, const st
 Budget::Budget(const Limits& l) : limits_(l), start_(std::chrono::steady_clock::now()) {}
 
 void Budget::check_slow() {
+  poll_command_budget();
   if (steps_ > limits_.max_steps)
     throw ResourceLimit(fmt::format("step limit reached ({} steps); raise it with --max-steps", limits_.max_steps));
   if (limits_.max_seconds > 0) {

@@ -51,7 +51,9 @@ class Budget {
   explicit Budget(const Limits& l);
   void step(uint64_t n = 1) {
     steps_ += n;
-    if (steps_ > limits_.max_steps || (steps_ & 0xffff) < n) check_slow();
+    // The clock (and the command's budget) every 1024 steps: a step may be a big-integer
+    // operation of a millisecond, and --timeout must hold within a fraction of a second.
+    if (steps_ > limits_.max_steps || (steps_ & 0x3ff) < n) check_slow();
   }
   void charge_memory(uint64_t bytes);
   uint64_t steps() const { return steps_; }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "oracle/explain.hpp"
+#include "semantics/command_budget.hpp"
 
 #include <initializer_list>
 #include <string>
@@ -18,6 +19,7 @@ class HtmlWriter {
   using Attrs = std::initializer_list<std::pair<std::string_view, std::string>>;
 
   void open(std::string_view tag, Attrs attrs = {}) {
+    tick_command_budget();  // rendering polls the command's budget too
     start_tag(tag, attrs);
     out_ += '>';
   }

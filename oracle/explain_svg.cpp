@@ -34,10 +34,17 @@ struct Range {
   void add_interval(int64_t min, int64_t len) {
     if (len <= 0) return;
     add(min);
-    add(min + std::min<int64_t>(len, INT64_MAX / 4) - 1);
+    int64_t last;  // saturates at INT64_MAX (a window (9223372036854775806, 2) ends there)
+    add(__builtin_add_overflow(min, std::min<int64_t>(len, INT64_MAX / 4) - 1, &last) ? INT64_MAX : last);
   }
   bool empty() const { return lo > hi; }
-  int64_t size() const { return empty() ? 0 : hi - lo + 1; }
+  // Saturating: a range from 0 to INT64_MAX has more coordinates than int64 holds, and a
+  // wrapped size escaped clip() (the axis then drew labels without end).
+  int64_t size() const {
+    if (empty()) return 0;
+    __int128 n = __int128(hi) - __int128(lo) + 1;
+    return n > INT64_MAX ? INT64_MAX : int64_t(n);
+  }
   // Keeps at most n coordinates; says whether any were cut.
   bool clip(int64_t n) {
     if (size() <= n) return false;
@@ -98,15 +105,29 @@ void grid_background(HtmlWriter& w, const Geometry& g, const std::string& id) {
                    {"height", num(g.ry.size() * g.cell)}, {"fill", "url(#" + id + ")"}, {"class", "frame"}});
 }
 
+// Calls f(v) for lo, lo + step, ... up to hi, without overflowing when hi is INT64_MAX
+// (`v += step` past it wrapped and never ended: a window (9223372036854775806, 2)).
+template <class F>
+void each_label(int64_t lo, int64_t hi, uint64_t step, F f) {
+  if (hi < lo) return;
+  uint64_t span = uint64_t(hi) - uint64_t(lo);
+  for (uint64_t k = 0;; k += step) {
+    f(int64_t(uint64_t(lo) + k));
+    if (span - k < step) break;
+  }
+}
+
 void axis_labels(HtmlWriter& w, const Geometry& g, bool with_y) {
-  const int64_t step = g.cell >= 20 ? 1 : 2;
-  for (int64_t x = g.rx.lo; x <= g.rx.hi; x += step)
+  const uint64_t step = g.cell >= 20 ? 1 : 2;
+  each_label(g.rx.lo, g.rx.hi, step, [&](int64_t x) {
     w.element("text", {{"class", "axis"}, {"x", num(g.px(x) + g.cell / 2)}, {"y", num(g.oy - 4)}, {"text-anchor", "middle"}},
               num(x));
+  });
   if (!with_y) return;
-  for (int64_t y = g.ry.lo; y <= g.ry.hi; y += step)
+  each_label(g.ry.lo, g.ry.hi, step, [&](int64_t y) {
     w.element("text", {{"class", "axis"}, {"x", num(g.ox - 4)}, {"y", num(g.py(y) + g.cell / 2 + 4)}, {"text-anchor", "end"}},
               num(y));
+  });
 }
 
 // A value small enough to print inside a cell of this size, or "".

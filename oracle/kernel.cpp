@@ -6,6 +6,7 @@
 #include "interp/fast_eval.hpp"
 #include "oracle/kernel_process.hpp"
 #include "oracle/targets/gemmini/simulator.hpp"
+#include "semantics/child_processes.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 
@@ -116,14 +117,17 @@ std::vector<int64_t> c_index(const std::vector<int64_t>& dims, uint64_t i) {
 struct WorkDir {
   std::string path;
   bool keep = false;
+  int signal_slot = -1;
   WorkDir() {
     std::string tmpl = (fs::temp_directory_path() / "halo-kernel-XXXXXX").string();
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     if (!mkdtemp(buf.data())) throw std::runtime_error("cannot create a temporary directory");
     path = buf.data();
+    signal_slot = register_temp_dir(path);  // removed by SIGINT/SIGTERM too
   }
   ~WorkDir() {
+    unregister_temp_dir(signal_slot);
     if (!keep) {
       std::error_code ec;
       fs::remove_all(path, ec);
@@ -274,7 +278,10 @@ Plan make_plan(const std::string& manifest_path, const KernelOptions& opt) {
   // The input z: the manifest's parameters; the window is the shape of the buffer holding
   // the pipeline's output, if any (it only decides where the evaluator memoizes densely).
   InputOverrides over;
-  for (const auto& [k, v] : m.params) {
+  for (const auto& kv : m.params) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    const std::string& k = kv.first;
+    const auto& v = kv.second;
     bool known = std::any_of(pipe.params.begin(), pipe.params.end(), [&](const Name& n) { return n.text == k; });
     if (!known)
       throw InputError(Diagnostic{m.path, m.params_loc, fmt::format("the spec {} has no parameter '{}'", m.spec, k)});
@@ -460,6 +467,18 @@ static void halo_check_guards(const char* name, unsigned char* data, size_t byte
   fflush(halo_report);
 }
 
+/* An input buffer must come back as it went in: the first element that differs is named. */
+static void halo_check_unchanged(const char* name, const unsigned char* data, const unsigned char* copy,
+                                 size_t bytes, size_t elem_bytes) {
+  for (size_t i = 0; i < bytes; ++i)
+    if (data[i] != copy[i]) {
+      fprintf(halo_report, "finding\tinput-write\tthe kernel wrote into %s, which the manifest declares an "
+              "input: element %zu (byte offset %zu) changed\n", name, i / elem_bytes, i);
+      break;
+    }
+  fflush(halo_report);
+}
+
 int main(int argc, char** argv) {
   if (argc != 4) return 2;
   halo_report = fopen(argv[3], "a");
@@ -481,6 +500,11 @@ int main(int argc, char** argv) {
       const Buffer& b = p.buffers[p.buffer_of_arg[ai]];
       std::string name = c_string_literal(b.description);
       s += fmt::format("  unsigned char* halo_buf{} = halo_buffer({}, {}u, in);\n", ai, name, b.bytes);
+      if (a.kind == KernelArgKind::Input)  // a copy, to find writes into the input after the call
+        s += fmt::format("  unsigned char* halo_copy{0} = (unsigned char*)malloc({1}u + 1);\n"
+                         "  if (!halo_copy{0}) halo_fail(\"cannot allocate a buffer\");\n"
+                         "  memcpy(halo_copy{0}, halo_buf{0}, {1}u);\n",
+                         ai, b.bytes);
       if (gemmini)
         s += fmt::format("  halo_gemmini_harness_buffer(halo_buf{}, {}u, {}, {});\n", ai, b.bytes, name,
                          a.kind == KernelArgKind::Input ? 0 : 1);
@@ -495,6 +519,9 @@ int main(int argc, char** argv) {
     if (p.buffer_of_arg[ai] != SIZE_MAX) {
       const Buffer& b = p.buffers[p.buffer_of_arg[ai]];
       s += fmt::format("  halo_check_guards({}, halo_buf{}, {}u);\n", c_string_literal(b.description), ai, b.bytes);
+      if (m.args[ai].kind == KernelArgKind::Input)
+        s += fmt::format("  halo_check_unchanged({}, halo_buf{}, halo_copy{}, {}u, {}u);\n",
+                         c_string_literal(b.description), ai, ai, b.bytes, std::max<int>(1, m.args[ai].type.bytes));
     }
   s += "  FILE* out = fopen(argv[2], \"wb\");\n  if (!out) halo_fail(\"cannot open the output file\");\n";
   for (size_t ai = 0; ai < m.args.size(); ++ai) {
@@ -552,6 +579,9 @@ void compile(const Plan& p, const KernelSupportPaths& paths, bool native, const 
   argv.push_back("-lm");
   ProcessLimits lim;
   lim.wall_seconds = 300;
+  // A compiler fed a runaway input (`#include "/dev/zero"`) is stopped at 2 GiB of address
+  // space; a real kernel's translation unit needs a fraction of that.
+  lim.address_space_bytes = uint64_t{2} << 30;
   ProcessResult r = run_process(argv, {}, "", lim, 64 * 1024);
   if (!r.started) throw std::runtime_error("cannot run the C compiler: " + r.error);
   if (r.exited && r.exit_code == 0) return;
@@ -684,7 +714,7 @@ KernelRun run_kernel(const Plan& p, const WorkDir& dir, const std::string& exe, 
       run.stats.clear();
       for (size_t i = 1; i < f.size(); ++i) run.stats += (i > 1 ? " " : "") + f[i];
     } else if (f[0] == "finding" && f.size() >= 3) {
-      bool memory = f[1] == "guard" || f[1] == "gemmini-memory";
+      bool memory = f[1] == "guard" || f[1] == "gemmini-memory" || f[1] == "input-write";
       run.findings.push_back(KernelFinding{f[1], f[2], memory});
     }
   }
@@ -793,7 +823,7 @@ KernelReport check_kernel(const std::string& manifest_path, const KernelOptions&
   KernelSupportPaths paths = kernel_support_paths();
   WorkDir dir;
   dir.keep = opt.keep;
-  if (opt.keep) rep.workdir = dir.path;
+  if (opt.keep) rep.workdir = dir.path, unregister_temp_dir(dir.signal_slot), dir.signal_slot = -1;
   std::string inputs;
   for (const auto& b : p.buffers) inputs += b.initial;
   write_file(dir.file("input.bin"), inputs);

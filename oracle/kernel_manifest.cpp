@@ -3,6 +3,7 @@
 // records where each value starts, keyed by its JSON pointer; every error is then reported
 // at the value it is about.
 #include "oracle/kernel_manifest.hpp"
+#include "semantics/json_text.hpp"
 #include "semantics/lexer.hpp"
 
 #include <fmt/format.h>
@@ -71,17 +72,22 @@ class PositionScanner {
     value("");
     return locs_;
   }
+  // The scan asks for increasing offsets: the cursor moves on from the last answer, so the
+  // whole scan is linear in the text (restarting at 0 made a 300 KB manifest take seconds).
   SourceLoc loc_at(size_t offset) const {
-    SourceLoc l{1, 1};
-    for (size_t i = 0; i < offset && i < s_.size(); ++i) {
-      if (s_[i] == '\n') {
-        ++l.line;
-        l.col = 1;
+    if (offset < cursor_) {
+      cursor_ = 0;
+      cursor_loc_ = SourceLoc{1, 1};
+    }
+    for (; cursor_ < offset && cursor_ < s_.size(); ++cursor_) {
+      if (s_[cursor_] == '\n') {
+        ++cursor_loc_.line;
+        cursor_loc_.col = 1;
       } else {
-        ++l.col;
+        ++cursor_loc_.col;
       }
     }
-    return l;
+    return cursor_loc_;
   }
 
  private:
@@ -148,6 +154,8 @@ class PositionScanner {
 
   const std::string& s_;
   size_t i_ = 0;
+  mutable size_t cursor_ = 0;
+  mutable SourceLoc cursor_loc_{1, 1};
   std::map<std::string, SourceLoc> locs_;
 };
 
@@ -157,11 +165,33 @@ class ManifestReader {
  public:
   ManifestReader(const std::string& text, const std::string& path) : path_(path) {
     PositionScanner scanner(text);
+    // Absurd depths are refused before parsing, so that no recursion (destroying the tree
+    // included) meets them; the scanner below locates the first level past kMaxDepth.
+    if (json_nesting_depth(text) > 10000) {
+      size_t depth = 0, at = 0;  // the bracket the scanner would stop at (the root is level 0)
+      for (bool in_string = false; at < text.size(); ++at) {
+        char c = text[at];
+        if (in_string) {
+          if (c == '\\') ++at;
+          else if (c == '"') in_string = false;
+        } else if (c == '"') {
+          in_string = true;
+        } else if ((c == '[' || c == '{') && ++depth > size_t(PositionScanner::kMaxDepth) + 1) {
+          break;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+          --depth;
+        }
+      }
+      throw InputError(Diagnostic{path, scanner.loc_at(at),
+                                  fmt::format("JSON nested deeper than {} levels", PositionScanner::kMaxDepth)});
+    }
     try {
       root_ = json::parse(text);
     } catch (const json::parse_error& e) {
       throw InputError(Diagnostic{path, scanner.loc_at(e.byte > 0 ? e.byte - 1 : 0),
                                   std::string("not valid JSON: ") + e.what()});
+    } catch (const json::exception& e) {  // out_of_range: a number such as 1e400
+      throw InputError(Diagnostic{path, {}, std::string("not valid JSON: ") + e.what()});
     }
     try {
       locs_ = scanner.scan();
@@ -363,8 +393,10 @@ class ManifestReader {
           } else {
             error(ptr + "/value", "a scalar's \"value\" is a number, true/false, or the name of a spec parameter");
           }
-          if (r.type.is_bool && !v->is_boolean() && r.value_param.empty())
-            error(ptr + "/value", "a bool scalar's value is true or false");
+          // A bool is true or false, or 0 or 1 as C programmers write it.
+          if (r.type.is_bool && !v->is_boolean() && r.value_param.empty() &&
+              !(v->is_number_integer() && (r.integer == 0 || r.integer == 1)))
+            error(ptr + "/value", "a bool scalar's value is true or false (or 0 or 1)");
           if (!r.type.is_float && !r.type.is_bool && !r.number_is_integer)
             error(ptr + "/value", fmt::format("an integer is expected for type {}", r.type.name));
         }
@@ -372,7 +404,7 @@ class ManifestReader {
         break;
       }
       default: {
-        known_keys(ptr, a, {"kind", "type", "shape", "func", "init", "name"});
+        known_keys(ptr, a, {"kind", "type", "shape", "func", "init", "init_func", "name"});
         if (const json* t = field(ptr, a, "type", true)) {
           auto ct = t->is_string() ? kernel_ctype(t->get<std::string>()) : std::nullopt;
           if (!ct || !ct->buffer_element)
@@ -391,13 +423,20 @@ class ManifestReader {
             error(ptr + "/func", "\"func\" names a func of the spec");
           else r.func = f->get<std::string>();
         }
-        if (const json* f = field(ptr, a, "init", false)) {
-          r.init_loc = loc(ptr + "/init");
-          if (r.kind != KernelArgKind::InOut) error(ptr + "/init", "only an inout buffer has \"init\"");
-          else if (!f->is_string() || !is_identifier(f->get<std::string>()))
-            error(ptr + "/init", "\"init\" names the func giving the buffer's initial contents");
-          else r.init = f->get<std::string>();
-        }
+        // The initial contents of an inout buffer: "init_func" is the contract's name for the
+        // key (TARGETS.md), "init" halo's earlier one; either, not both.
+        if (a.contains("init") && a.contains("init_func"))
+          error(ptr + "/init_func", "give \"init_func\" or \"init\" (the same key), not both");
+        for (const char* key : {"init_func", "init"})
+          if (const json* f = field(ptr, a, key, false)) {
+            std::string at = ptr + "/" + key;
+            r.init_loc = loc(at);
+            if (r.kind != KernelArgKind::InOut) error(at, fmt::format("only an inout buffer has \"{}\"", key));
+            else if (!f->is_string() || !is_identifier(f->get<std::string>()))
+              error(at, fmt::format("\"{}\" names the func giving the buffer's initial contents", key));
+            else r.init = f->get<std::string>();
+            break;
+          }
         if (r.name.empty()) r.name = r.func;
       }
     }

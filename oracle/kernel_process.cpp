@@ -1,5 +1,6 @@
 // The child-process runner of kernel_process.hpp: fork, limits, exec, wait with a deadline.
 #include "oracle/kernel_process.hpp"
+#include "semantics/child_processes.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -58,7 +59,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     auto eq = s.find('=');
     if (eq != std::string::npos) envmap[s.substr(0, eq)] = s.substr(eq + 1);
   }
-  std::vector<std::string> env_strings;
+  std::string marker = new_candidate_marker();  // finds descendants that leave the group
+  envmap.erase("HALO_CANDIDATE");
+  std::vector<std::string> env_strings{marker};
   for (const auto& [k, v] : envmap) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp, args;
   for (auto& s : env_strings) envp.push_back(s.data());
@@ -108,6 +111,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   }
   r.started = true;
   setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  ChildGuard guard(pid, marker);
   auto deadline = start + std::chrono::duration<double>(limits.wall_seconds);
   int status = 0;
   long sleep_ns = 200'000;

@@ -1,5 +1,6 @@
 // The schedule driver: dispatch of each directive to its rewrite (schedule.hpp).
 #include "schedule/schedule.hpp"
+#include "semantics/command_budget.hpp"
 
 #include "bounds/simplify.hpp"
 #include "lower/lower.hpp"
@@ -56,6 +57,7 @@ TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps
   if (steps) steps->push_back(t);
   if (!prog.schedule) return t;
   for (const Directive& d : *prog.schedule) {
+    poll_command_budget();
     t = apply_directive(t, d, prog);
     if (steps) steps->push_back(t);
   }

@@ -4,6 +4,7 @@
 // ASCII vocabulary is an error naming the byte, so that arbitrary (even binary) input gets
 // a located message instead of undefined behaviour.
 #include "semantics/lexer.hpp"
+#include "semantics/command_budget.hpp"
 
 #include <fmt/format.h>
 
@@ -44,7 +45,10 @@ class Lexer {
 
   std::vector<Token> run() {
     std::vector<Token> out;
-    while (skip_blanks_and_comments(), pos_ < src_.size()) out.push_back(next());
+    while (skip_blanks_and_comments(), pos_ < src_.size()) {
+      tick_command_budget();  // parsing polls the command's budget too
+      out.push_back(next());
+    }
     out.push_back(Token{TokenKind::End, {}, here()});
     return out;
   }

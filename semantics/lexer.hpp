@@ -248,7 +248,12 @@ class ParserCore {
 };
 
 // The whole content of a file; a file that cannot be read is an InputError at 0:0 saying
-// `cannot read file:` and the system's reason.
+// `cannot read file:` and the system's reason. Only regular files are read (a directory
+// is "is a directory"; a device, FIFO or socket such as /dev/zero is refused, since it may
+// never end), and at most kMaxInputFileBytes of them: every input halo reads (programs,
+// fills, manifests, query documents, fuzzer inputs) goes through here. "-" is standard
+// input, read up to the same cap.
+inline constexpr size_t kMaxInputFileBytes = size_t{64} << 20;
 std::string read_source_file(const std::string& path);
 
 // ---------------------------------------------------------------- the printers

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <sys/stat.h>
 #include <variant>
 
 #include "semantics/lexer.hpp"
@@ -600,16 +601,30 @@ Expr parse_expr(std::string_view source, const std::string& file) {
 }
 
 std::string read_source_file(const std::string& path) {
-  auto cannot_read = [&](int err) {
-    return InputError(Diagnostic{path, {}, fmt::format("cannot read file: {}", std::strerror(err))});
-  };
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw cannot_read(errno);
+  auto refuse = [&](const std::string& why) { return InputError(Diagnostic{path, {}, why}); };
+  auto cannot_read = [&](int err) { return refuse(fmt::format("cannot read file: {}", std::strerror(err))); };
+  bool from_stdin = path == "-";
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(from_stdin ? nullptr : std::fopen(path.c_str(), "rb"),
+                                                     &std::fclose);
+  std::FILE* in = from_stdin ? stdin : f.get();
+  if (!in) throw cannot_read(errno);
+  if (!from_stdin) {
+    struct stat st;
+    if (fstat(fileno(in), &st) != 0) throw cannot_read(errno);
+    if (S_ISDIR(st.st_mode)) throw refuse("cannot read file: is a directory");
+    if (!S_ISREG(st.st_mode)) throw refuse("cannot read file: not a regular file (a device, pipe or socket)");
+    if (uint64_t(st.st_size) > kMaxInputFileBytes)
+      throw refuse(fmt::format("the file is larger than the input limit of {} MiB", kMaxInputFileBytes >> 20));
+  }
   std::string text;
   char buf[1 << 16];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) text.append(buf, n);
-  if (std::ferror(f.get())) throw cannot_read(errno);
+  while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) {
+    text.append(buf, n);
+    if (text.size() > kMaxInputFileBytes)
+      throw refuse(fmt::format("the input is larger than the limit of {} MiB", kMaxInputFileBytes >> 20));
+  }
+  if (std::ferror(in)) throw cannot_read(errno);
   return text;
 }
 

@@ -173,8 +173,8 @@ class Reader {
     return FuncLabel{index(j["stage"], at_key(path, "stage")), spec(j["spec"], at_key(path, "spec"))};
   }
   Realization realization(const json& j, const std::string& path) const;
-  void check_depth(int depth, const std::string& path, std::string_view what) const {
-    if (depth > kMaxNesting) fail(path, fmt::format("{} nested too deeply (limit {})", what, kMaxNesting));
+  void check_depth(int depth, const std::string& path, std::string_view what, int limit = kMaxNesting) const {
+    if (depth > limit) fail(path, fmt::format("{} nested too deeply (limit {})", what, limit));
   }
 };
 
@@ -221,7 +221,7 @@ Stmt Reader::stmt(const json& j, const std::string& path, int depth, bool in_seq
   std::string kind = text(j["stmt"], at_key(path, "stmt"));
   auto field = [&](std::string_view k) { return at_key(path, k); };
   auto body = [&](std::string_view k) {
-    check_depth(depth + 1, field(k), "statements");
+    check_depth(depth + 1, field(k), "statements", kMaxStatementNesting);
     return stmt(j[k], field(k), depth + 1);
   };
   if (kind == "nop") {
@@ -234,7 +234,7 @@ Stmt Reader::stmt(const json& j, const std::string& path, int depth, bool in_seq
   }
   if (kind == "seq") {
     object(j, path, {"stmt", "stmts"});
-    if (in_seq) check_depth(depth + 1, path, "statements");
+    if (in_seq) check_depth(depth + 1, path, "statements", kMaxStatementNesting);
     int inner = in_seq ? depth + 1 : depth;
     std::vector<Stmt> stmts;
     for (size_t i = 0; i < array(j["stmts"], field("stmts")).size(); ++i)

@@ -8,8 +8,8 @@
 // would make algorithms that use such names impossible to lower and print.
 //
 // Statements nest through blocks, and the parser recurses once per block: the block depth
-// is held to kMaxNesting, as expressions are, so that no input exhausts the stack here or
-// in the passes that later walk the tree.
+// is held to kMaxStatementNesting (parser.hpp: deep enough for all halo prints), so that
+// no input exhausts the (big) stack here or in the passes that later walk the tree.
 #include "semantics/tgt_parser.hpp"
 
 #include <fmt/format.h>
@@ -71,7 +71,8 @@ TgtProgram TgtParser::program() {
 // included.
 Stmt TgtParser::block(int depth, std::string_view what) {
   const Token& open = expect("{", fmt::format("to start the {}", what));
-  if (depth > kMaxNesting) fail(open.loc, fmt::format("statements nested too deeply (limit {})", kMaxNesting));
+  if (depth > kMaxStatementNesting)
+    fail(open.loc, fmt::format("statements nested too deeply (limit {})", kMaxStatementNesting));
   std::vector<Stmt> stmts;
   while (!accept("}")) {
     if (at_end()) unclosed(open, what);

@@ -1,6 +1,8 @@
 // Arithmetic on V: the slow path behind the int64 fast paths of value.hpp.
 #include "semantics/value.hpp"
 
+#include "semantics/command_budget.hpp"
+
 #include <algorithm>
 #include <functional>
 
@@ -23,10 +25,28 @@ void euclid(const BigInt& a, const BigInt& b, BigInt& q, BigInt& r) {
 }
 }  // namespace
 
+// A bound on the bits of a value, from its limb count: cheap, never below the truth.
+static uint64_t bits_bound(const Value& v) {
+  if (v.is_small()) return 64;
+  return uint64_t(v.to_big_ref().backend().size()) * sizeof(boost::multiprecision::limb_type) * 8;
+}
+
+// Before a big-integer operation whose result has at most `bits` bits: the per-integer
+// cap, the memory and the deadline of the command (semantics/command_budget.hpp). The cap
+// also keeps Boost's 32-bit limb count from overflowing (which tripped its `!m_alias`
+// assertion after 38 squarings of 2).
+static void before_big(uint64_t bits) { check_big_integer(bits); }
+
 Value Value::from_big(const BigInt& v) {
   if (v >= kMin64 && v <= kMax64) return Value(static_cast<int64_t>(v));
+  int64_t bytes = int64_t(v.backend().size() * sizeof(boost::multiprecision::limb_type)) + int64_t(sizeof(BigInt));
+  check_big_integer(uint64_t(bytes) * 8);
   Value r;
-  r.big_ = std::make_shared<const BigInt>(v);
+  charge_big_integer_bytes(bytes);
+  r.big_ = std::shared_ptr<const BigInt>(new BigInt(v), [bytes](const BigInt* p) {
+    charge_big_integer_bytes(-bytes);
+    delete p;
+  });
   return r;
 }
 
@@ -35,6 +55,7 @@ std::optional<Value> Value::parse(std::string_view text) {
   bool neg = false;
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) { neg = text[i] == '-'; ++i; }
   if (i == text.size()) return std::nullopt;
+  if (text.size() - i > 18) check_big_integer(uint64_t(text.size() - i) * 333 / 100);  // before the quadratic loop
   BigInt acc = 0;
   for (; i < text.size(); ++i) {
     if (text[i] < '0' || text[i] > '9') return std::nullopt;
@@ -133,6 +154,7 @@ Value add(const Value& a, const Value& b) {
   if (a.is_error() || b.is_error()) return join_errors(a, b);
   int64_t r;
   if (a.is_small() && b.is_small() && fast::add(a.small(), b.small(), r)) return Value(r);
+  before_big(std::max(bits_bound(a), bits_bound(b)) + 1);
   return Value::from_big(a.to_big() + b.to_big());
 }
 
@@ -140,6 +162,7 @@ Value sub(const Value& a, const Value& b) {
   if (a.is_error() || b.is_error()) return join_errors(a, b);
   int64_t r;
   if (a.is_small() && b.is_small() && fast::sub(a.small(), b.small(), r)) return Value(r);
+  before_big(std::max(bits_bound(a), bits_bound(b)) + 1);
   return Value::from_big(a.to_big() - b.to_big());
 }
 
@@ -147,6 +170,7 @@ Value mul(const Value& a, const Value& b) {
   if (a.is_error() || b.is_error()) return join_errors(a, b);
   int64_t r;
   if (a.is_small() && b.is_small() && fast::mul(a.small(), b.small(), r)) return Value(r);
+  before_big(bits_bound(a) + bits_bound(b));
   return Value::from_big(a.to_big() * b.to_big());
 }
 
@@ -154,6 +178,7 @@ Value div(const Value& a, const Value& b) {
   if (a.is_error() || b.is_error()) return join_errors(a, b);
   int64_t r;
   if (a.is_small() && b.is_small() && fast::div(a.small(), b.small(), r)) return Value(r);
+  before_big(std::max(bits_bound(a), bits_bound(b)) + 1);
   BigInt q, m;
   euclid(a.to_big(), b.to_big(), q, m);
   return Value::from_big(q);
@@ -163,6 +188,7 @@ Value mod(const Value& a, const Value& b) {
   if (a.is_error() || b.is_error()) return join_errors(a, b);
   int64_t r;
   if (a.is_small() && b.is_small() && fast::mod(a.small(), b.small(), r)) return Value(r);
+  before_big(std::max(bits_bound(a), bits_bound(b)) + 1);
   BigInt q, m;
   euclid(a.to_big(), b.to_big(), q, m);
   return Value::from_big(m);

@@ -42,6 +42,7 @@ class Value {
   bool is_small() const { return kind_ == Kind::Int && !big_; }
   int64_t small() const { return small_; }
   BigInt to_big() const;
+  const BigInt& to_big_ref() const { return *big_; }  // only when !is_small()
   std::optional<int64_t> as_int64() const {
     if (is_small()) return small_;
     return std::nullopt;

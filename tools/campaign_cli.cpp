@@ -1,9 +1,12 @@
 // Options, Ctrl-C, progress and summaries of `halo fuzz` and `halo comply`: see campaign_cli.hpp.
 #include "tools/campaign_cli.hpp"
+#include "semantics/json_text.hpp"
 
 #include "fuzz/mutation.hpp"
 #include "interp/input.hpp"
 #include "schedule/schedule.hpp"
+#include "semantics/child_processes.hpp"
+#include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/validity.hpp"
@@ -15,6 +18,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <iostream>
@@ -25,10 +29,18 @@ namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
-extern "C" void on_sigint(int) { g_interrupted = 1; }
+extern "C" void on_sigint(int sig) {
+  if (!g_interrupted) {
+    g_interrupted = 1;
+    return;
+  }
+  kill_all_candidates();  // nothing a candidate started may outlive halo
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
-// SIGINT sets a flag for the duration of a campaign; a second Ctrl-C (SA_RESETHAND) kills
-// the process as usual, for a user who does not want to wait for the current case.
+// SIGINT sets a flag for the duration of a campaign; a second Ctrl-C kills the candidates
+// and then the process as usual, for a user who does not want to wait for the current case.
 class InterruptGuard {
  public:
   InterruptGuard() {
@@ -36,7 +48,6 @@ class InterruptGuard {
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
     installed_ = sigaction(SIGINT, &sa, &old_) == 0;
   }
   ~InterruptGuard() {
@@ -126,7 +137,7 @@ int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& 
       out << fmt::format("{}: pass ({})\n", file, fmt::join(r.outcomes, ", "));
     }
   }
-  if (o.json) out << nlohmann::json{{"replayed", results}, {"findings", findings}}.dump() << "\n";
+  if (o.json) out << nlohmann::json{{"replayed", results}, {"findings", findings}}.dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   return findings ? kExitFinding : kExitOk;
 }
 
@@ -134,29 +145,34 @@ int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& 
 
 void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o) {
   cmd->add_option("--cases", o.cases, "run this many cases (default 1000 unless --time is given)")
-      ->check(CLI::PositiveNumber);
+      ->check(unsigned_integer() & CLI::PositiveNumber);
   cmd->add_option("--time", o.seconds, "run cases for this many seconds (with --cases: whichever ends first)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", o.seed, "the campaign seed: the same seed gives the same cases")->capture_default_str();
+      ->check(seconds_value() & CLI::PositiveNumber);
+  cmd->add_option("--seed", o.seed, "the campaign seed: the same seed gives the same cases")
+      ->check(unsigned_integer())
+      ->capture_default_str();
   cmd->add_option("--out", o.out_dir, "write each finding here: a minimized .halo case and a JSON record");
   cmd->add_flag("--json", o.json, "print the summary as JSON on stdout");
   cmd->add_option("--shard", o.shard, "run only cases k with k mod N = I (I/N), to split a campaign across machines")
       ->capture_default_str();
   cmd->add_option("--max-findings", o.max_findings, "stop after this many distinct findings (0: no limit)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--shrink-tries", o.shrink_tries, "check at most this many smaller candidates per finding")
-      ->check(CLI::NonNegativeNumber)
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--shrink-time", o.shrink_seconds, "shrink each finding for at most this many seconds")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seconds_value())
       ->capture_default_str();
   cmd->add_option("--max-steps", o.max_steps, "per case: stop an evaluation after this many steps (not a finding)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--case-timeout", o.case_timeout, "per case: stop an evaluation after this many seconds (not a finding)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seconds_value())
       ->capture_default_str();
+  cmd->add_option("--resume", o.resume_dir,
+                  "continue the campaign whose findings are in DIR after its last finished case (same seed and "
+                  "shard; --cases and --time bound the continuation)");
   cmd->add_option("--replay", o.replay, "check these .halo files instead of generating cases (repeatable)");
   cmd->add_option("--fuzzer-input", o.fuzzer_inputs,
                   "run the cases these libFuzzer inputs decode to (fuzz/libfuzzer/), shrinking and writing findings "
@@ -187,10 +203,28 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   opts.shrink = fuzz::ShrinkBudget{o.shrink_tries, o.shrink_seconds};
   opts.reproduce = c.reproduce;
   opts.record_extra = c.record_extra;
+  if (!o.resume_dir.empty()) {
+    // --resume DIR: the campaign recorded in DIR (seed, target, next case of this shard).
+    if (!o.out_dir.empty() && o.out_dir != o.resume_dir)
+      throw InputError(Diagnostic{"--resume", {}, "--resume DIR writes its findings to DIR; drop --out or give the same directory"});
+    std::string path = fuzz::campaign_progress_path(o.resume_dir, shard, shards);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+      throw InputError(Diagnostic{o.resume_dir, {}, fmt::format("no campaign of shard {}/{} to resume here (no {}; "
+                                                                "run it with --out DIR and the same --shard)",
+                                                                shard, shards, path)});
+    nlohmann::json j = parse_json_text(read_source_file(path), path);
+    if (!j.is_object() || !j["seed"].is_number_unsigned() || !j["next_case"].is_number_unsigned() ||
+        j.value("target", "") != c.target)
+      throw InputError(Diagnostic{path, {}, "not the progress record of a " + c.target + " campaign"});
+    opts.seed = j["seed"].get<uint64_t>();
+    opts.first_case = j["next_case"].get<uint64_t>();
+    opts.out_dir = o.resume_dir;
+    if (j.value("finished", false)) opts.cases = opts.first_case;  // nothing left in this shard
+  }
   for (const std::string& file : o.fuzzer_inputs) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(Diagnostic{file, {}, "cannot read the fuzzer input"});
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text = read_source_file(file);  // refuses directories and devices
+    std::vector<uint8_t> bytes(text.begin(), text.end());
     opts.inputs.push_back(fuzz::decode_case_bytes(bytes.data(), bytes.size()));
   }
 
@@ -217,7 +251,7 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   if (o.json) {
     nlohmann::json j = s.to_json();
     for (const auto& [k, v] : extra_json.items()) j[k] = v;
-    out << j.dump() << "\n";
+    out << j.dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   } else {
     print_summary(s, c, out);
     out << extra_text;

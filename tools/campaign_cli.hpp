@@ -30,6 +30,7 @@ struct CampaignCliOptions {
   double case_timeout = fuzz::default_case_limits().max_seconds;
   std::vector<std::string> replay;
   std::vector<std::string> fuzzer_inputs;  // libFuzzer inputs to run as the campaign's cases
+  std::string resume_dir;                  // --resume DIR
 };
 
 // Adds the campaign options to `cmd`; `o` must outlive the parse and the action.

@@ -9,6 +9,7 @@
 #include "bounds/engine.hpp"
 #include "bounds/extract.hpp"
 #include "bounds/query_check.hpp"
+#include "interp/big_stack.hpp"
 #include "interp/derivation.hpp"
 #include "interp/fast_eval.hpp"
 #include "interp/output.hpp"
@@ -18,6 +19,10 @@
 #include "oracle/quality.hpp"
 #include "oracle/theorems.hpp"
 #include "schedule/schedule.hpp"
+#include "semantics/child_processes.hpp"
+#include "semantics/command_budget.hpp"
+#include "semantics/json_text.hpp"
+#include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_json.hpp"
@@ -30,6 +35,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -45,7 +51,7 @@ struct CommonOptions {
   bool json = false;
   uint64_t max_steps = Limits{}.max_steps;
   uint64_t max_memory_mib = Limits{}.max_memory_bytes >> 20;
-  double timeout = 0;
+  double timeout = 60;  // a runaway stops within a minute unless the user asks for more (0: none)
   std::string engine;                // an external bounds engine instead of β0
   double engine_timeout = 60;
   std::ostream* warnings = nullptr;  // where notes go (stderr)
@@ -57,6 +63,8 @@ struct CommonOptions {
     l.max_seconds = timeout;
     return l;
   }
+  // The whole command, every phase (semantics/command_budget.hpp).
+  CommandLimits command_limits() const { return CommandLimits{timeout, max_memory_mib << 20}; }
 };
 
 void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
@@ -66,12 +74,12 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
   cmd->add_option("--window", o.windows, "output interval MIN,LEN, one per output dimension (repeatable)");
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
   cmd->add_option("--max-steps", o.max_steps, "stop after this many evaluation steps")
-      ->check(CLI::NonNegativeNumber)
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--max-memory", o.max_memory_mib, "memory limit for memo tables and buffers, in MiB")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(mebibytes_value())->capture_default_str();
   cmd->add_option("--timeout", o.timeout, "stop after this many seconds (0: no limit)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(seconds_value())
       ->capture_default_str();
 }
 
@@ -113,7 +121,7 @@ int cmd_eval(const CommonOptions& o, const std::string& derivation_point, size_t
   OutputBuffer buf = evaluator == "derivation" ? evaluate_by_derivation(prog.pipeline, in, o.limits())
                                                : evaluate_fast(prog.pipeline, in, o.limits());
   if (o.json) {
-    out << buffer_to_json(buf).dump() << "\n";
+    out << buffer_to_json(buf).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   } else {
     std::vector<std::string> names;
     for (const auto& v : prog.pipeline.output().vars) names.push_back(v.text);
@@ -123,13 +131,7 @@ int cmd_eval(const CommonOptions& o, const std::string& derivation_point, size_t
 }
 
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(Diagnostic{path, {}, "cannot read file"});
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_text(const std::string& path) { return read_source_file(path); }
 
 
 // Target programs are named *.tgt or start with the word `target`.
@@ -153,13 +155,7 @@ Input target_input(const TgtProgram& t, const CommonOptions& o) {
 
 // A filling file: see filling_from_json (bounds/engine.hpp).
 HoleFilling read_filling(const std::string& path, const TgtProgram& t) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_text(path));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(Diagnostic{path, {}, std::string("not valid JSON: ") + e.what()});
-  }
-  return filling_from_json(j, t, path);
+  return filling_from_json(parse_json_text(read_text(path), path), t, path);
 }
 
 // S(s_n, ... S(s_1, L(P))): the final program, or (--steps) L(P) and the program after
@@ -169,7 +165,7 @@ int cmd_schedule(const CommonOptions& o, bool steps, std::ostream& out) {
   std::vector<TgtProgram> all;
   TgtProgram t = schedule_pipeline(prog, steps ? &all : nullptr);
   if (!steps) {
-    out << (o.json ? tgt_to_json(t).dump(2) + "\n" : print_tgt(t));
+    out << (o.json ? tgt_to_json(t).dump(2, ' ', false, kReplaceInvalidUtf8) + "\n" : print_tgt(t));
     return kExitOk;
   }
   for (size_t i = 0; i < all.size(); ++i) {
@@ -183,7 +179,7 @@ int cmd_schedule(const CommonOptions& o, bool steps, std::ostream& out) {
 int cmd_lower(const CommonOptions& o, std::ostream& out) {
   Program prog = load(o);
   TgtProgram t = lower_pipeline(prog);
-  out << (o.json ? tgt_to_json(t).dump(2) + "\n" : print_tgt(t));
+  out << (o.json ? tgt_to_json(t).dump(2, ' ', false, kReplaceInvalidUtf8) + "\n" : print_tgt(t));
   return kExitOk;
 }
 
@@ -250,7 +246,7 @@ int cmd_run(const CommonOptions& o, const std::string& fill, bool trace, std::os
     if (r.status == RunStatus::Ok) j["output"] = buffer_to_json(r.output);
     if (!r.message.empty()) j["detail"] = r.message;
     if (r.race) j["race"] = r.race->message;
-    out << j.dump() << "\n";
+    out << j.dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   } else {
     if (r.status == RunStatus::Ok) {
       std::vector<std::string> names;
@@ -307,7 +303,7 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
     out << nlohmann::json{{"query", query_to_json(q, t)},
                           {"beta0", {{"ok", r.ok}, {"reason", r.why_failed}, {"substitution", fill}}},
                           {"completed", tgt_to_json(c.program)}}
-               .dump(2)
+               .dump(2, ' ', false, kReplaceInvalidUtf8)
         << "\n";
     return kExitOk;
   }
@@ -337,7 +333,7 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
     // engine's completion is itself held to Theorems 2.1 and 2.2 (oracle/quality.hpp).
     EngineVerdict ev = check_engine(prog, t, in, o.limits(), o.engine, o.engine_timeout);
     if (o.json) {
-      out << engine_verdict_to_json(ev).dump() << "\n";
+      out << engine_verdict_to_json(ev).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
     } else {
       print_verdict(ev.beta0, "β0's completion", out);
       if (ev.engine_failed) out << "the engine's completion:\n  the engine failed: " << ev.engine.detail << "\n";
@@ -353,7 +349,7 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
   OracleVerdict v = check_theorems(prog, c.program, in, o.limits());
   if (c.ok) explain_with_query(v, t, b.filling, in, o.limits());
   if (o.json) {
-    out << verdict_to_json(v).dump() << "\n";
+    out << verdict_to_json(v).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   } else {
     print_verdict(v, c.ok ? "β0's completion" : "β0's completion (no finite bounds: " + c.reason + ")", out);
   }
@@ -363,6 +359,7 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  install_candidate_cleanup();  // SIGINT/SIGTERM/SIGHUP kill every candidate's processes first
   CLI::App app{"halo: an executable formal semantics and test oracle for Halide-style languages"};
   app.set_version_flag("--version", std::string("halo ") + "0.1.0");
   app.require_subcommand(1);
@@ -412,7 +409,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                     "an external bounds engine: a command reading the query (JSON) on stdin and writing the "
                     "hole substitution (JSON) on stdout (docs/bounds-engines.md)");
     cmd->add_option("--engine-timeout", o->engine_timeout, "seconds the engine may take")
-        ->check(CLI::NonNegativeNumber)
+        ->check(seconds_value())
         ->capture_default_str();
   }
 
@@ -432,7 +429,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return code == 0 ? kExitOk : kExitInput;
   }
 
-  try {
+  // Every command runs on the reserved big stack (interp/big_stack.hpp): passes over
+  // user-sized structure (a chain of 20,000 funcs, a func of 20,000 update stages, a deeply
+  // nested query) recurse once per element, and a valid program may be that large.
+  auto dispatch = [&]() -> int {
+    // The single-run commands poll one budget in every phase; campaigns bound each case.
+    std::optional<ScopedCommandBudget> budget;
+    for (const CommonOptions* o : {&check_opts, &eval_opts, &lower_opts, &run_opts, &bounds_opts, &oracle_opts,
+                                   &schedule_opts})
+      if (!o->file.empty()) budget.emplace(o->command_limits());
     if (*check) {
       std::string src = read_text(check_opts.file);
       if (is_target_file(check_opts.file, src)) parse_tgt(src, check_opts.file);
@@ -454,6 +459,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*eval) return cmd_eval(eval_opts, derivation_point, derivation_lines, evaluator, out);
     for (const auto& c : extra)
       if (*c.app) return c.action(out, err);
+    return kExitOk;
+  };
+  try {
+    int status = kExitOk;
+    run_on_big_stack([&] { status = dispatch(); });
+    return status;
   } catch (const InputError& e) {
     for (const auto& d : e.diagnostics()) err << d.format() << "\n";
     return kExitInput;

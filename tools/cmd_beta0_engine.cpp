@@ -11,6 +11,8 @@
 // The answer has one hole per line, so that line-oriented tools can edit it.
 #include "bounds/beta0.hpp"
 #include "bounds/extract.hpp"
+#include "semantics/json_text.hpp"
+#include "semantics/lexer.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_json.hpp"
 #include "tools/commands.hpp"
@@ -30,19 +32,8 @@ Subcommand register_beta0_engine(CLI::App& app) {
   return {cmd, [file](std::ostream& out, std::ostream&) {
             std::string source = *file == "-" ? "<stdin>" : *file;
             std::stringstream text;
-            if (*file == "-") {
-              text << std::cin.rdbuf();
-            } else {
-              std::ifstream in(*file, std::ios::binary);
-              if (!in) throw InputError(Diagnostic{source, {}, "cannot read file"});
-              text << in.rdbuf();
-            }
-            nlohmann::json doc;
-            try {
-              doc = nlohmann::json::parse(text.str());
-            } catch (const nlohmann::json::parse_error& e) {
-              throw InputError(Diagnostic{source, {}, std::string("not valid JSON: ") + e.what()});
-            }
+            text << read_source_file(*file);  // regular files (or stdin), size-capped
+            nlohmann::json doc = parse_json_text(text.str(), source);
             if (!doc.is_object() || !doc.contains("program"))
               throw InputError(Diagnostic{source, {}, "not a bounds query document with the program in it (it needs "
                                                       "the \"program\" field that halo sends to engines)"});
@@ -55,7 +46,7 @@ Subcommand register_beta0_engine(CLI::App& app) {
               answer["holes"] = nlohmann::json::object();
               for (const auto& [hole, e] : r.filling) answer["holes"][hole.to_string()] = print_expr(e);
             }
-            out << answer.dump(1) << "\n";
+            out << answer.dump(1, ' ', false, kReplaceInvalidUtf8) << "\n";
             return kExitOk;
           }};
 }

@@ -23,7 +23,7 @@ Subcommand register_comply(CLI::App& app) {
                   "the engine: a command reading the bounds query (JSON) on stdin and writing the hole "
                   "substitution (JSON) on stdout (docs/bounds-engines.md)")
       ->required();
-  cmd->add_option("--engine-timeout", o->engine_timeout, "seconds the engine may take per case")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--engine-timeout", o->engine_timeout, "seconds the engine may take per case")->check(seconds_value())->capture_default_str();
   add_campaign_options(cmd, o->campaign);
   return {cmd, [o](std::ostream& out, std::ostream& err) {
             CampaignCommand c;

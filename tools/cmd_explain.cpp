@@ -4,6 +4,7 @@
 // whose derivation is shown (--point) and the store whose small-step trace is shown
 // (--trace-func, --trace-point). Exit 0 when the page is written, 2 on bad input.
 #include "oracle/explain.hpp"
+#include "semantics/command_budget.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
@@ -24,7 +25,7 @@ struct ExplainState {
   std::vector<std::string> params, windows;
   std::string point, trace_func, trace_point;
   uint64_t max_steps = explain::ExplainOptions::default_limits().max_steps;
-  double timeout = 0;
+  double timeout = 60;  // a runaway stops within a minute (0: no limit)
 };
 
 // "X,Y,..." → a point; the dimension is checked against the func by explain_program.
@@ -81,10 +82,13 @@ Subcommand register_explain(CLI::App& app) {
                                                   "the output)");
   cmd->add_option("--trace-point", st->trace_point, "the point of --trace-func whose store is traced (default: --point "
                                                     "for the output, else the func's first point)");
-  cmd->add_option("--max-steps", st->max_steps, "stop each evaluation after this many steps")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--max-steps", st->max_steps, "stop each evaluation after this many steps")->check(unsigned_integer())->capture_default_str();
   cmd->add_option("--timeout", st->timeout, "stop each evaluation after this many seconds (0: no limit)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  return Subcommand{cmd, [st](std::ostream& out, std::ostream&) { return explain_action(*st, out); }};
+      ->check(seconds_value())->capture_default_str();
+  return Subcommand{cmd, [st](std::ostream& out, std::ostream&) {
+                      ScopedCommandBudget budget(CommandLimits{st->timeout});  // every phase, rendering too
+                      return explain_action(*st, out);
+                    }};
 }
 
 }  // namespace halo::cli

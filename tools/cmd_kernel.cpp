@@ -5,6 +5,7 @@
 // violation, a crash or a hang), 2 bad input (manifest, spec, sources that do not compile),
 // 3 the reference evaluation hit a limit, 4 an internal error.
 #include "oracle/kernel.hpp"
+#include "semantics/json_text.hpp"
 #include "tools/commands.hpp"
 
 #include <memory>
@@ -27,12 +28,12 @@ Subcommand register_kernel(CLI::App& app) {
   cmd->add_flag("--native", st->native,
                 "avx512: also compile with -mavx512f and run natively when the host has AVX-512F; both runs must agree");
   cmd->add_option("--timeout", st->timeout, "wall-clock seconds a run of the kernel may take")
-      ->check(CLI::PositiveNumber)
+      ->check(seconds_value() & CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--max-memory", st->max_memory_mib, "memory a run of the kernel may use, in MiB")
       ->check(CLI::Range(uint64_t(16), uint64_t(1) << 30))
       ->capture_default_str();
-  cmd->add_option("--max-steps", st->max_steps, "evaluation steps the reference may take")->capture_default_str();
+  cmd->add_option("--max-steps", st->max_steps, "evaluation steps the reference may take")->check(unsigned_integer())->capture_default_str();
   cmd->add_flag("--keep", st->keep, "keep the build directory (driver, executable, inputs, outputs) and print its path");
   return Subcommand{cmd, [st](std::ostream& out, std::ostream&) {
                       KernelOptions o;
@@ -42,7 +43,7 @@ Subcommand register_kernel(CLI::App& app) {
                       o.reference_limits.max_steps = st->max_steps;
                       o.keep = st->keep;
                       KernelReport r = check_kernel(st->manifest, o);
-                      if (st->json) out << kernel_report_to_json(r).dump() << "\n";
+                      if (st->json) out << kernel_report_to_json(r).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
                       else out << render_kernel_report(r);
                       return r.holds() ? kExitOk : kExitFinding;
                     }};

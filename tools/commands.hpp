@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <functional>
+#include <string>
 #include <ostream>
 
 namespace halo::cli {
@@ -23,6 +25,35 @@ struct Subcommand {
   CLI::App* app;
   Action action;
 };
+
+// Validators for numeric flags: out-of-range values are usage errors (exit 2), never
+// silently wrapped or accepted. CLI11 converts "-1" to 2^64-1 for an unsigned option, and
+// accepts "nan" and "inf" for a double.
+inline CLI::Validator unsigned_integer() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+          return "expects a non-negative integer, got '" + s + "'";
+        return {};
+      },
+      "UINT");
+}
+// Seconds: finite, not negative, at most a year.
+inline CLI::Validator seconds_value() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        double d = std::strtod(s.c_str(), &end);
+        if (s.empty() || *end != '\0' || !(d >= 0 && d <= 366.0 * 86400))
+          return "expects a number of seconds between 0 and 31622400, got '" + s + "'";
+        return {};
+      },
+      "SECONDS");
+}
+// A memory limit in MiB whose byte count fits 64 bits with room to spare (at most 2^40 MiB).
+inline CLI::Validator mebibytes_value() {
+  return unsigned_integer() & CLI::Range(uint64_t{0}, uint64_t{1} << 40);
+}
 
 Subcommand register_fuzz(CLI::App& app);          // tools/cmd_fuzz.cpp
 Subcommand register_comply(CLI::App& app);        // tools/cmd_comply.cpp

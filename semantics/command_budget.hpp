@@ -1,0 +1,53 @@
+// One budget for a whole command: the wall-clock deadline of --timeout and the share of
+// --max-memory that unbounded integers may hold, polled by every phase (parsing,
+// validity, scheduling, bounds inference and lifting, evaluation, the machine, report
+// rendering, big-integer arithmetic) so that no phase can run past the limit the user
+// gave. The evaluators' own Budget (interp/input.hpp) counts steps and charges their
+// tables; it polls this one too.
+//
+// Big integers (semantics/value.hpp) are charged here while they live, and no single one
+// may exceed kMaxIntegerBits: multiplying two such integers already takes about a second,
+// so a program that squares a number repeatedly stops with exit 3 instead of running for
+// hours (64 squarings of 2 would need 2^64 bits).
+//
+// Process-wide (atomics): halo evaluates on one thread at a time; ScopedCommandBudget
+// restores the previous limits, so nested or successive commands (tests) do not leak them.
+#pragma once
+
+#include <cstdint>
+
+namespace halo {
+
+inline constexpr uint64_t kMaxIntegerBits = uint64_t{1} << 20;
+
+struct CommandLimits {
+  double seconds = 0;                           // 0: no deadline
+  uint64_t big_integer_bytes = uint64_t{4} << 30;  // live big integers, all together
+};
+
+class ScopedCommandBudget {
+ public:
+  explicit ScopedCommandBudget(const CommandLimits& l);
+  ~ScopedCommandBudget();
+  ScopedCommandBudget(const ScopedCommandBudget&) = delete;
+  ScopedCommandBudget& operator=(const ScopedCommandBudget&) = delete;
+
+ private:
+  int64_t saved_deadline_ns_;
+  uint64_t saved_big_bytes_;
+  double saved_seconds_;
+};
+
+// Throws ResourceLimit ("time limit reached ... --timeout") once the deadline has passed.
+void poll_command_budget();
+
+// Cheap: polls the clock once every 1024 calls (for per-token or per-node loops).
+void tick_command_budget();
+
+// Big integers: a result of `bits` bits is about to be made; throws ResourceLimit if it
+// would exceed kMaxIntegerBits, or the live total would exceed the byte budget, or the
+// deadline has passed.
+void check_big_integer(uint64_t bits);
+void charge_big_integer_bytes(int64_t delta);  // + when one is made, - when it is freed
+
+}  // namespace halo
