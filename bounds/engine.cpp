@@ -1,6 +1,7 @@
 // The external bounds-engine protocol: see engine.hpp and docs/bounds-engines.md.
 #include "bounds/engine.hpp"
 
+#include "bounds/beta0.hpp"
 #include "bounds/extract.hpp"
 #include "semantics/child_processes.hpp"
 #include "semantics/json_text.hpp"
@@ -203,6 +204,12 @@ HoleFilling filling_from_json(const nlohmann::json& j, const TgtProgram& t, cons
 }
 
 EngineResult run_engine(const std::string& command, const Query& q, const TgtProgram& t, double seconds) {
+  // The built-in engines run in-process (`--engine beta1`; docs/beta1.md).
+  if (auto builtin = builtin_engine(command)) {
+    Beta0Result b = run_builtin_engine(q, t, *builtin);
+    if (!b.ok) return {EngineResult::Kind::GaveUp, {}, b.gave_up + ": " + b.why_failed};
+    return {EngineResult::Kind::Filled, std::move(b.filling), {}};
+  }
   nlohmann::json doc = query_to_json(q, t);
   doc["program"] = tgt_to_json(t);  // for engines that analyse the program itself (docs/bounds-engines.md)
   ChildOutput c = run_child(command, json_text(doc) + "\n", seconds);

@@ -30,7 +30,8 @@ struct EngineResult {
   std::string detail;   // GaveUp: the engine's reason; Failed: what went wrong with it
 };
 
-// Runs `command` (through /bin/sh -c) on the query of `t`. The engine answers
+// Runs `command` (through /bin/sh -c) on the query of `t`; the names "beta0" and "beta1"
+// select a built-in engine instead (in-process, bounds/beta0.hpp). The engine answers
 // {"holes": {...}} (a substitution) or {"fail": "reason"} (it gives up: the completion is
 // `assert 0`, as for β0). Anything else — a non-zero exit, a signal, no answer within
 // `seconds`, malformed JSON, an unknown hole, an out-of-scope variable, a hole left

@@ -228,9 +228,10 @@ Query b_cpu(const Expr& e, const std::string& where, const QueryShape& sh) {
   return conj(out);
 }
 
-// `f.s<i>` → (f, i): the stage labels lowering writes (docs/lowering.md).
-std::optional<std::pair<std::string, int64_t>> stage_label(const std::string& label) {
-  auto dot = label.rfind(".s");
+// `f<tag><i>` → (f, i), e.g. the stage labels `f.s<i>` lowering writes (docs/lowering.md)
+// and the specialization copies `f.j<k>` specialize writes.
+std::optional<std::pair<std::string, int64_t>> numbered_label(const std::string& label, const char* tag) {
+  auto dot = label.rfind(tag);
   if (dot == std::string::npos || dot + 2 >= label.size()) return std::nullopt;
   int64_t i = 0;
   const char* b = label.data() + dot + 2;
@@ -239,6 +240,7 @@ std::optional<std::pair<std::string, int64_t>> stage_label(const std::string& la
   if (ec != std::errc() || p != e) return std::nullopt;
   return std::make_pair(label.substr(0, dot), i);
 }
+std::optional<std::pair<std::string, int64_t>> stage_label(const std::string& label) { return numbered_label(label, ".s"); }
 
 // THE FIX (docs/semantics-decisions.md item 9): ?cpu f^i ⊆ ?cpu f^{i-1} for the stage i of
 // f computed under `body` (a `label f.s<i>`), in the specialization(s) its loops name.
@@ -246,7 +248,8 @@ std::optional<std::pair<std::string, int64_t>> stage_label(const std::string& la
 // overwrite could be left uncomputed by stage i-1 and still satisfy B (counterexample in
 // docs/bounds-query.md). The covers are placed at the start of stage i so that β0, which
 // folds right to left, sees them after stage i's own demands and before stage i-1's loops.
-Query stage_covers(const std::string& f, int64_t i, const Stmt& body, SourceLoc loc, const QueryShape& sh) {
+Query stage_covers(const std::string& f, int64_t i, const Stmt& body, const std::map<std::string, int64_t>* copies,
+                   SourceLoc loc, const QueryShape& sh) {
   if (i <= 0) return q_true();
   struct Walk : StmtVisitor {
     std::string f;
@@ -267,6 +270,10 @@ Query stage_covers(const std::string& f, int64_t i, const Stmt& body, SourceLoc 
   } w;
   w.f = f;
   w.visit(body);
+  // A stage with no loop of its own (a constant or rdom-only left-hand side) is in the
+  // copy of the loops before it, not in every copy (semantics decision 18).
+  if (w.specs.empty() && copies)
+    if (auto it = copies->find(f); it != copies->end()) w.specs.insert(it->second);
   auto tuples = sh.cpu_tuples.find(f);
   if (tuples == sh.cpu_tuples.end()) return q_true();
   std::vector<Query> out;
@@ -338,7 +345,14 @@ class Extractor {
   // B(label f : s) = ∃ ?cpu f : B(s) fig. 2.10a, one ∃ per cpu tuple of f; a stage label
   // `f.s<i>` binds nothing and contributes the stage covers (local_conjuncts).
   Query b_label(const LabelStmt& n, const Stmt& s) {
-    if (stage_label(n.label)) return conj({local_conjuncts(s, sh_), b(n.body)});
+    if (stage_label(n.label)) return conj({local_conjuncts(s, sh_, &copies_), b(n.body)});
+    if (auto copy = copy_label(s)) {  // a specialization's copy: its stages are covered in it
+      auto saved = copies_;
+      copies_[copy->first] = copy->second;
+      Query body = b(n.body);
+      copies_ = std::move(saved);
+      return body;
+    }
     Query body = b(n.body);
     if (!has_stage_label(n.label, n.body)) body = conj({body, all_covers(n.label, n.body, s->loc)});
     auto tuples = sh_.cpu_of(n.label);
@@ -368,16 +382,22 @@ class Extractor {
     if (tuples == sh_.cpu_tuples.end()) return q_true();
     std::set<int64_t> stages;
     for (const auto& t : tuples->second) stages.insert(t.first);
-    for (int64_t i : stages) out.push_back(stage_covers(f, i, body, loc, sh_));
+    for (int64_t i : stages) out.push_back(stage_covers(f, i, body, &copies_, loc, sh_));
     return conj(out);
   }
 
   const QueryShape& sh_;
+  std::map<std::string, int64_t> copies_;  // the enclosing specialization copy of each func
 };
 
 }  // namespace
 
-Query local_conjuncts(const Stmt& s, const QueryShape& sh) {
+std::optional<std::pair<std::string, int64_t>> copy_label(const Stmt& s) {
+  if (s->kind != StmtKind::Label) return std::nullopt;
+  return numbered_label(as<LabelStmt>(s).label, ".j");
+}
+
+Query local_conjuncts(const Stmt& s, const QueryShape& sh, const std::map<std::string, int64_t>* copies) {
   switch (s->kind) {
     case StmtKind::Assert: {  // B(assert e) = e fig. 2.10a
       auto n = node(QueryKind::Pred, s->loc, "the assertion must hold");
@@ -411,7 +431,7 @@ Query local_conjuncts(const Stmt& s, const QueryShape& sh) {
     }
     case StmtKind::Label: {
       const auto& l = as<LabelStmt>(s);
-      if (auto st = stage_label(l.label)) return stage_covers(st->first, st->second, l.body, s->loc, sh);
+      if (auto st = stage_label(l.label)) return stage_covers(st->first, st->second, l.body, copies, s->loc, sh);
       return q_true();
     }
     default: return q_true();

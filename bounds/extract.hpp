@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -48,7 +49,12 @@ Query extract_query(const TgtProgram& t);
 // its condition; let, if → B_cpu of the value / condition; for → e_len >= 0; a store → its
 // whole (quantifier-free) B; `label f.s<i>` → the stage-coverage Covers; anything else →
 // true. B(s) is assembled from these and the sub-statements' B, so the two always agree.
-Query local_conjuncts(const Stmt& s, const QueryShape& shape);
+// `copies` maps each func to the specialization whose copy (`label f.j<k>`) encloses `s`:
+// a shared last stage with no loop of its own is covered in that copy only (semantics
+// decision 18); callers walking the program top-down keep it (enter_copy).
+Query local_conjuncts(const Stmt& s, const QueryShape& shape, const std::map<std::string, int64_t>* copies = nullptr);
+// If `s` is a specialization copy `label f.j<k>`: (f, k).
+std::optional<std::pair<std::string, int64_t>> copy_label(const Stmt& s);
 // The pipeline rule's last conjunct: [x_min, x_len]... ∈ ?cpu f (f the output).
 Query window_conjunct(const TgtProgram& t, const QueryShape& shape);
 

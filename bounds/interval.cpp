@@ -12,13 +12,17 @@
 
 namespace halo {
 
-SymInterval SymInterval::point(Expr e) { return {std::move(e), simp_const(1), false}; }
+SymInterval SymInterval::point(Expr e) { return {std::move(e), simp_const(1), false, nullptr, nullptr}; }
 SymInterval SymInterval::of_bounds(Expr lo, Expr hi) {
   Expr len = simp_add(simp_sub(hi, lo), simp_const(1));
-  return {std::move(lo), std::move(len), false};
+  return {std::move(lo), std::move(len), false, nullptr, nullptr};
 }
-SymInterval SymInterval::everything() { return {nullptr, nullptr, true}; }
-SymInterval SymInterval::empty() { return {simp_const(0), simp_const(0), false}; }
+SymInterval SymInterval::everything() { return {nullptr, nullptr, true, nullptr, nullptr}; }
+SymInterval SymInterval::half(Expr lo, Expr hi) {
+  if (lo && hi) return of_bounds(std::move(lo), std::move(hi));
+  return {nullptr, nullptr, true, std::move(lo), std::move(hi)};
+}
+SymInterval SymInterval::empty() { return {simp_const(0), simp_const(0), false, nullptr, nullptr}; }
 Expr SymInterval::max() const { return simp_sub(simp_add(min, len), simp_const(1)); }
 std::string SymInterval::to_string() const {
   if (unbounded) return "[-inf, inf]";
@@ -29,7 +33,7 @@ SymInterval hull(const SymInterval& a, const SymInterval& b) {
   if (a.unbounded || b.unbounded) return SymInterval::everything();
   Expr lo = simp_min(a.min, b.min);
   Expr end = simp_max(simp_add(a.min, a.len), simp_add(b.min, b.len));  // one past the last point
-  return {lo, simp_sub(end, lo), false};
+  return {lo, simp_sub(end, lo), false, nullptr, nullptr};
 }
 
 namespace {
@@ -48,9 +52,69 @@ SymInterval scale(const SymInterval& i, const Expr& c, int sign) {
   return sign >= 0 ? SymInterval::of_bounds(a, b) : SymInterval::of_bounds(b, a);
 }
 
+SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w);
+
+// β1's rules (docs/beta1.md): every rule on lower and upper bounds separately, so that one
+// known side survives an unknown one. Where both operands are bounded they agree with
+// β0's (which they then call), so β1 is never less precise.
+SymInterval op_interval_beta1(const OpNode& n, const std::vector<SymInterval>& w) {
+  bool all_bounded = true;
+  for (const auto& i : w) all_bounded = all_bounded && !i.unbounded;
+  if (all_bounded) return op_interval_beta0(n, w);
+  auto both = [](const Expr& a, const Expr& b, Expr (*f)(const Expr&, const Expr&)) -> Expr {
+    return a && b ? f(a, b) : nullptr;
+  };
+  auto neg = [](const Expr& a) -> Expr { return a ? simp_sub(simp_const(0), a) : nullptr; };
+  switch (n.op) {
+    case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne:
+    case Op::And: case Op::Or: case Op::Not:
+    case Op::Mod:
+      return op_interval_beta0(n, w);  // bounded whatever the operands (mod: by its divisor)
+    case Op::Add: return SymInterval::half(both(w[0].lo(), w[1].lo(), simp_add), both(w[0].hi(), w[1].hi(), simp_add));
+    case Op::Sub: return SymInterval::half(both(w[0].lo(), w[1].hi(), simp_sub), both(w[0].hi(), w[1].lo(), simp_sub));
+    case Op::Neg: return SymInterval::half(neg(w[0].hi()), neg(w[0].lo()));
+    case Op::Mul: {
+      for (int k = 0; k < 2; ++k) {
+        if (auto c = small_const(n.args[k])) {
+          if (*c == 0) return SymInterval::point(simp_const(0));
+          const SymInterval& o = w[1 - k];
+          Expr lo = o.lo() ? simp_mul(o.lo(), n.args[k]) : nullptr, hi = o.hi() ? simp_mul(o.hi(), n.args[k]) : nullptr;
+          return *c > 0 ? SymInterval::half(lo, hi) : SymInterval::half(hi, lo);
+        }
+      }
+      return SymInterval::everything();
+    }
+    case Op::Div: {
+      auto c = small_const(n.args[1]);
+      if (!c || *c == 0) return SymInterval::everything();
+      Expr lo = w[0].lo() ? simp_op(Op::Div, {w[0].lo(), n.args[1]}) : nullptr;
+      Expr hi = w[0].hi() ? simp_op(Op::Div, {w[0].hi(), n.args[1]}) : nullptr;
+      return *c > 0 ? SymInterval::half(lo, hi) : SymInterval::half(hi, lo);
+    }
+    // min(a, b) <= either upper bound; >= the smaller lower bound when both are known.
+    case Op::Min: {
+      Expr hi = w[0].hi() && w[1].hi() ? simp_min(w[0].hi(), w[1].hi()) : w[0].hi() ? w[0].hi() : w[1].hi();
+      return SymInterval::half(both(w[0].lo(), w[1].lo(), simp_min), hi);
+    }
+    case Op::Max: {
+      Expr lo = w[0].lo() && w[1].lo() ? simp_max(w[0].lo(), w[1].lo()) : w[0].lo() ? w[0].lo() : w[1].lo();
+      return SymInterval::half(lo, both(w[0].hi(), w[1].hi(), simp_max));
+    }
+    case Op::Select:
+      return SymInterval::half(both(w[1].lo(), w[2].lo(), simp_min), both(w[1].hi(), w[2].hi(), simp_max));
+    default: break;
+  }
+  return SymInterval::everything();
+}
+
 SymInterval op_interval(const OpNode& n, const IntervalEnv& env) {
   std::vector<SymInterval> w;
   for (const Expr& a : n.args) w.push_back(interval_of(a, env));
+  if (env.rules && env.rules->half_bounded) return op_interval_beta1(n, w);
+  return op_interval_beta0(n, w);
+}
+
+SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w) {
   auto any_unbounded = [&] {
     for (const auto& i : w) if (i.unbounded) return true;
     return false;
@@ -109,11 +173,11 @@ SymInterval op_interval(const OpNode& n, const IntervalEnv& env) {
   if (any_unbounded()) return SymInterval::everything();
   switch (n.op) {
     // I(e1 + e2) fig. 2.10b: [m1 + m2, l1 + l2 - 1].
-    case Op::Add: return {simp_add(w[0].min, w[1].min), simp_sub(simp_add(w[0].len, w[1].len), simp_const(1)), false};
+    case Op::Add: return {simp_add(w[0].min, w[1].min), simp_sub(simp_add(w[0].len, w[1].len), simp_const(1)), false, nullptr, nullptr};
     // I(e1 - e2) (elided in fig. 2.10b): [lo1 - hi2, hi1 - lo2].
     case Op::Sub: return SymInterval::of_bounds(simp_sub(w[0].min, w[1].max()), simp_sub(w[0].max(), w[1].min));
     // I(-e) (elided in fig. 2.10b): [-hi, -lo], same length.
-    case Op::Neg: return {simp_sub(simp_const(0), w[0].max()), w[0].len, false};
+    case Op::Neg: return {simp_sub(simp_const(0), w[0].max()), w[0].len, false, nullptr, nullptr};
     // I(min(e1, e2)) (elided in fig. 2.10b): min is monotone in both operands.
     case Op::Min: return SymInterval::of_bounds(simp_min(w[0].min, w[1].min), simp_min(w[0].max(), w[1].max()));
     // I(max(e1, e2)) (elided in fig. 2.10b): likewise.
@@ -138,8 +202,14 @@ SymInterval interval_of(const Expr& e, const IntervalEnv& env) {
       auto it = env.vars.find(as<VarNode>(e).name);
       return it == env.vars.end() ? SymInterval::point(e) : it->second;
     }
-    // I(f[ē]) fig. 2.10b: [-∞, ∞] — β0 knows nothing of func values.
-    case ExprKind::Call: return SymInterval::everything();
+    // I(f[ē]) fig. 2.10b: [-∞, ∞] — β0 knows nothing of func values; β1 knows the value
+    // bounds of pure funcs without updates.
+    case ExprKind::Call: {
+      if (env.rules && env.rules->func_values)
+        if (auto it = env.rules->func_values->find(as<CallNode>(e).func); it != env.rules->func_values->end())
+          return it->second;
+      return SymInterval::everything();
+    }
     // I(?ℓ) (elided in fig. 2.10b): Γ(?ℓ) once determined, unbounded before.
     case ExprKind::Hole: {
       auto it = env.holes.find(as<HoleNode>(e).label);

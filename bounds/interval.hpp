@@ -23,12 +23,20 @@ namespace halo {
 struct SymInterval {
   Expr min, len;           // null iff unbounded
   bool unbounded = false;  // [-∞, ∞]
+  // β1 only (half-bounded intervals): when unbounded, what is still known of one side —
+  // [lower, ∞] or [-∞, upper]; null when nothing is. β0's rules never set them.
+  Expr lower, upper;
 
   static SymInterval point(Expr e);                 // [e, 1]
   static SymInterval of_bounds(Expr lo, Expr hi);   // [lo, hi - lo + 1] (inclusive bounds)
   static SymInterval everything();                  // [-∞, ∞]
   static SymInterval empty();                       // [0, 0]: demands nothing
   Expr max() const;                                 // min + len - 1 (the last point)
+  // The lower / upper bound, whichever form the interval has; null when unknown.
+  Expr lo() const { return unbounded ? lower : min; }
+  Expr hi() const { return unbounded ? upper : max(); }
+  // [lo, hi] with either side possibly unknown (null): bounded when both are known.
+  static SymInterval half(Expr lo, Expr hi);
   std::string to_string() const;
 };
 
@@ -37,9 +45,19 @@ struct SymInterval {
 // absent from `vars` is the point interval of itself — that is how parameters, window
 // variables and the variables in scope of the hole being filled stay symbolic. A hole
 // absent from `holes` is unbounded: nothing is known about it yet.
+// Which rules I applies. β0 (the default) is fig. 2.10b with every elided rule written out;
+// β1 (docs/beta1.md) adds what Halide's own bounds inference knows: half-bounded
+// intervals (so clamps through min/max bound an unbounded operand) and the value bounds of
+// pure funcs without updates.
+struct IntervalRules {
+  bool half_bounded = false;
+  const std::map<std::string, SymInterval>* func_values = nullptr;  // by func name
+};
+
 struct IntervalEnv {
   std::map<std::string, SymInterval> vars;
   std::map<HoleLabel, SymInterval> holes;
+  const IntervalRules* rules = nullptr;  // null: β0's
 };
 
 SymInterval interval_of(const Expr& e, const IntervalEnv& env);

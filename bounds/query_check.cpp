@@ -120,15 +120,27 @@ class Checker {
         env_.pop_back();
         return;
       }
-      case StmtKind::Label: exec(as<LabelStmt>(s).body); return;
+      case StmtKind::Label: {
+        auto copy = copy_label(s);  // a specialization's copy: local conjuncts depend on it
+        if (!copy) return exec(as<LabelStmt>(s).body);
+        auto saved = copies_;
+        copies_[copy->first] = copy->second;
+        exec(as<LabelStmt>(s).body);
+        copies_ = std::move(saved);
+        return;
+      }
     }
   }
 
   Query local(const Stmt& s) {
-    auto it = local_.find(s.get());
-    if (it == local_.end()) it = local_.emplace(s.get(), local_conjuncts(s, sh_)).first;
+    // A statement shared by two specialization copies may contribute differently in each.
+    std::pair<const StmtNode*, std::map<std::string, int64_t>> key{s.get(), {}};
+    if (s->kind == StmtKind::Label) key.second = copies_;
+    auto it = local_.find(key);
+    if (it == local_.end()) it = local_.emplace(key, local_conjuncts(s, sh_, &copies_)).first;
     return it->second;
   }
+  std::map<std::string, int64_t> copies_;
 
   // ---------------------------------------------------------------- the query
 
@@ -322,7 +334,7 @@ class Checker {
   Budget budget_;
   std::vector<std::pair<std::string, Value>> env_;
   std::unordered_map<std::string, Buffer> buffers_;
-  std::unordered_map<const StmtNode*, Query> local_;
+  std::map<std::pair<const StmtNode*, std::map<std::string, int64_t>>, Query> local_;
   std::set<HoleLabel> in_program_;  // the holes T contains
   bool in_hole_ = false;
 };

@@ -6,6 +6,7 @@
 #include "semantics/printer.hpp"
 
 #include <array>
+#include <functional>
 #include <utility>
 
 namespace halo {
@@ -111,12 +112,34 @@ Expr simplify_top(Op op, std::vector<Expr> args, SourceLoc loc) {
     case Op::Mod:
       if (is_const(args[1], 1) || is_const(args[1], -1) || is_const(args[0], 0)) return make_const(Value(int64_t{0}), loc);
       break;
-    case Op::Min: case Op::Max:
-      if (auto d = constant_difference(args[0], args[1])) {  // d = b - a
-        bool b_smaller = d->sign() < 0;
-        return (op == Op::Min) == b_smaller ? args[1] : args[0];
-      }
-      break;
+    case Op::Min: case Op::Max: {
+      // A chain min(min(a, b), c) is flattened to its operands, and an operand another one
+      // dominates by a constant (min(x, x + 3): x + 3) or repeats is dropped: interval
+      // arithmetic over deep pipelines builds such chains, and unshared they grow
+      // exponentially with the depth (docs/benchmarks.md, the pyramid).
+      std::vector<Expr> ops;
+      std::function<void(const Expr&)> flatten = [&](const Expr& e) {
+        if (e->kind == ExprKind::Op && as<OpNode>(e).op == op) {
+          for (const Expr& a : as<OpNode>(e).args) flatten(a);
+          return;
+        }
+        for (Expr& o : ops) {
+          if (auto d = constant_difference(o, e)) {  // d = e - o
+            bool e_wins = op == Op::Min ? d->sign() < 0 : d->sign() > 0;
+            if (e_wins) o = e;
+            return;
+          }
+        }
+        ops.push_back(e);
+      };
+      for (const Expr& a : args) flatten(a);
+      if (ops.size() == 1) return ops[0];
+      if (ops.size() == args.size() && args.size() == 2 && ops[0] == args[0] && ops[1] == args[1])
+        return make_op(op, std::move(args), loc);
+      Expr out = ops[0];
+      for (size_t k = 1; k < ops.size(); ++k) out = make_op(op, {out, ops[k]}, loc);
+      return out;
+    }
     case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne:
       if (auto d = constant_difference(args[1], args[0])) {  // d = a - b: compare d with 0
         std::array<Value, 2> vs = {*d, Value(int64_t{0})};

@@ -136,6 +136,7 @@ nlohmann::json CampaignSummary::to_json() const {
           {"shard", fmt::format("{}/{}", shard, shards)},
           {"cases", cases},
           {"passed", passed},
+          {"vacuous", vacuous},
           {"findings", findings.size()},
           {"limits", limits},
           {"duplicates", duplicates},
@@ -201,7 +202,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       r = check(prog);
       s.coverage.add_outcomes(r.outcomes);
     }
-    if (r.verdict == CaseResult::Verdict::Pass) ++s.passed;
+    if (r.verdict == CaseResult::Verdict::Pass) ++(r.vacuous ? s.vacuous : s.passed);
     if (r.verdict == CaseResult::Verdict::Limit) ++s.limits;
     if (r.is_finding()) {
       FindingReport f;

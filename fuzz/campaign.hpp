@@ -81,12 +81,13 @@ struct CampaignSummary {
   uint64_t seed = 0, shard = 0, shards = 1;
   uint64_t cases = 0;       // cases run by this shard
   uint64_t passed = 0, limits = 0, duplicates = 0;
+  uint64_t vacuous = 0;  // passes where the engine gave up (`assert 0`): not counted in passed
   std::vector<FindingReport> findings;  // distinct findings (same kind and minimized case: one)
   double seconds = 0;
   bool interrupted = false;
   Coverage coverage;
   double cases_per_second() const { return seconds > 0 ? double(cases) / seconds : 0; }
-  // {"target", "seed", "shard", "cases", "passed", "findings", "limits", "duplicates",
+  // {"target", "seed", "shard", "cases", "passed", "vacuous", "findings", "limits", "duplicates",
   //  "interrupted", "seconds", "cases_per_second", "coverage", "finding_records"}
   nlohmann::json to_json() const;
 };

@@ -109,6 +109,8 @@ CaseResult check_self(const Program& prog, const Limits& lim) {
     Beta0Result b = run_beta0(q, t);
     Beta0Completion c = complete_with_beta0(b, t);
     r.outcomes.push_back(c.ok ? "beta0:ok" : "beta0:gave-up");
+    if (!c.ok) r.outcomes.push_back("beta0:gave-up:" + c.gave_up);
+    r.vacuous = !c.ok;
     OracleVerdict v = check_theorems(p->prog, c.program, p->input, lim);
     r.outcomes.push_back(std::string("status:") + run_status_name(v.run.status));
     if (v.reference_has_error) r.outcomes.push_back("reference:error");
@@ -138,6 +140,7 @@ CaseResult check_engine_case(const Program& prog, const Limits& lim, const std::
                          : ev.engine.kind == EngineResult::Kind::GaveUp ? "engine:gave-up"
                                                                         : "engine:failed");
     if (ev.beta0_computes) r.outcomes.push_back("beta0:computes");
+    r.vacuous = ev.engine.kind == EngineResult::Kind::GaveUp;
     if (ev.holds()) return r;
     std::string kind = ev.engine_failed            ? "engine-failed"
                        : !ev.completion.holds()    ? violation_kind(ev.completion)

@@ -32,6 +32,9 @@ struct CaseResult {
   std::string detail;
   // Outcome coverage: how the case ended ("status:ok", "beta0:gave-up", ...).
   std::vector<std::string> outcomes;
+  // A pass whose completion was `assert 0` because the bounds engine gave up: the theorems
+  // hold vacuously, so campaigns count it apart from real passes.
+  bool vacuous = false;
   bool is_finding() const { return verdict == Verdict::Finding; }
 };
 

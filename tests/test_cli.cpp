@@ -248,8 +248,9 @@ TEST_CASE("cli: bounds prints the query, β0's substitution and the completed pr
   REQUIRE(r.status == 0);
   CHECK(r.out.find("∀ x_min") != std::string::npos);
   CHECK(r.out.find("[x_min, x_len] ∈ ?cpu<f, *, 0>") != std::string::npos);
-  CHECK(r.out.find("?mem<g, x>.len = x_len + 1") != std::string::npos);
-  CHECK(r.out.find("allocate g((x_min, x_len + 1));") != std::string::npos);
+  // Over an empty window g is empty too (semantics decision 17).
+  CHECK(r.out.find("?mem<g, x>.len = select(x_len > 0, x_len + 1, 0)") != std::string::npos);
+  CHECK(r.out.find("allocate g((x_min, select(x_len > 0, x_len + 1, 0)));") != std::string::npos);
   CliResult j = run({"bounds", example("blur.halo"), "--json"});
   REQUIRE(j.status == 0);
   auto doc = nlohmann::json::parse(j.out);

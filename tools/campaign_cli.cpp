@@ -90,8 +90,9 @@ void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, std
   out << fmt::format("halo {} (target {}): {} cases, seed {}, shard {}/{}, {:.1f} s, {:.1f} cases/s{}\n", c.name,
                      s.target, s.cases, s.seed, s.shard, s.shards, s.seconds, s.cases_per_second(),
                      s.interrupted ? " (interrupted)" : "");
-  out << fmt::format("  {} finding(s); {} passed, {} stopped by a resource limit (not findings){}\n",
-                     s.findings.size(), s.passed, s.limits,
+  out << fmt::format("  {} finding(s); {} passed, {} vacuous (the engine gave up: `assert 0`), {} stopped by a "
+                     "resource limit (not findings){}\n",
+                     s.findings.size(), s.passed, s.vacuous, s.limits,
                      s.duplicates ? fmt::format(", {} duplicate finding(s)", s.duplicates) : "");
   nlohmann::json cov = s.coverage.to_json();
   out << fmt::format("  coverage: directives {}, language features {}", cov["directives_reached"].get<std::string>(),

@@ -301,7 +301,7 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
     nlohmann::json fill = nlohmann::json::object();
     for (const auto& [h, e] : r.filling) fill[h.to_string()] = print_fill(h, e, scopes);
     out << nlohmann::json{{"query", query_to_json(q, t)},
-                          {"beta0", {{"ok", r.ok}, {"reason", r.why_failed}, {"substitution", fill}}},
+                          {"beta0", {{"ok", r.ok}, {"reason", r.why_failed}, {"gave_up", r.gave_up}, {"substitution", fill}}},
                           {"completed", tgt_to_json(c.program)}}
                .dump(2, ' ', false, kReplaceInvalidUtf8)
         << "\n";
@@ -309,7 +309,7 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
   }
   out << "# the bounds query B(T) (fig. 2.10a)\n" << print_query(q) << "\n";
   out << "# the substitution of β0 (fig. 2.10b)\n";
-  if (!r.ok) out << "β0 fails: " << r.why_failed << "\n";
+  if (!r.ok) out << "β0 gives up (" << r.gave_up << "): " << r.why_failed << "\n";
   for (const auto& [h, e] : r.filling) out << h.to_string() << " = " << print_fill(h, e, scopes) << "\n";
   out << "\n# the completed program\n" << print_tgt(c.program);
   return kExitOk;
@@ -348,10 +348,17 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
   Beta0Completion c = complete_with_beta0(b, t);
   OracleVerdict v = check_theorems(prog, c.program, in, o.limits());
   if (c.ok) explain_with_query(v, t, b.filling, in, o.limits());
+  // A completion that is `assert 0` because β0 gave up satisfies the theorems vacuously:
+  // said as such, never as a plain "holds".
   if (o.json) {
-    out << verdict_to_json(v).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
+    nlohmann::json j = verdict_to_json(v);
+    j["vacuous"] = !c.ok;
+    if (!c.ok) j["gave_up"] = c.gave_up, j["gave_up_detail"] = c.reason;
+    out << j.dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   } else {
     print_verdict(v, c.ok ? "β0's completion" : "β0's completion (no finite bounds: " + c.reason + ")", out);
+    if (!c.ok && v.holds())
+      out << fmt::format("verdict: holds, vacuous: β0 gave up ({}), the completion is `assert 0`\n", c.gave_up);
   }
   return v.holds() ? kExitOk : kExitFinding;
 }
