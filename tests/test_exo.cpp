@@ -108,7 +108,7 @@ TEST_CASE("exo: the bundled AVX-512 saxpy, scheduled and compiled by Exo, holds 
   CHECK(zeros["mismatches"].get<int>() > 0);
 }
 
-TEST_CASE("exo: a procedure that skips the last element is flagged; sizes bind to spec parameters", "[exo]") {
+TEST_CASE("exo: a procedure that skips the last element is flagged, and sizes bind to spec parameters", "[exo]") {
   REQUIRE_EXO_OR_SKIP();
   Scratch s("off-by-one");
   std::string spec = s.write("twice.halo", kCopySpec);
