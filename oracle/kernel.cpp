@@ -113,28 +113,6 @@ std::vector<int64_t> c_index(const std::vector<int64_t>& dims, uint64_t i) {
   return idx;
 }
 
-// A temporary directory, removed with everything in it unless kept.
-struct WorkDir {
-  std::string path;
-  bool keep = false;
-  int signal_slot = -1;
-  WorkDir() {
-    std::string tmpl = (fs::temp_directory_path() / "halo-kernel-XXXXXX").string();
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    if (!mkdtemp(buf.data())) throw std::runtime_error("cannot create a temporary directory");
-    path = buf.data();
-    signal_slot = register_temp_dir(path);  // removed by SIGINT/SIGTERM too
-  }
-  ~WorkDir() {
-    unregister_temp_dir(signal_slot);
-    if (!keep) {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  }
-  std::string file(const std::string& name) const { return (fs::path(path) / name).string(); }
-};
 
 // ------------------------------------------------------------------ values <-> C bytes
 
@@ -588,9 +566,9 @@ void compile(const Plan& p, const KernelSupportPaths& paths, bool native, const 
   std::string why = r.timed_out ? "the compiler did not finish within 300 s"
                     : r.exited  ? fmt::format("{} exited with status {}", argv[0], r.exit_code)
                                 : fmt::format("{} was {}", argv[0], describe_signal(r.signal));
-  throw InputError(Diagnostic{m.path, SourceLoc{1, 1},
-                              fmt::format("the kernel does not compile{} ({}):\n{}", native ? " natively" : "", why,
-                                          r.output)});
+  throw KernelCompileError(Diagnostic{m.path, SourceLoc{1, 1},
+                                      fmt::format("the kernel does not compile{} ({}):\n{}", native ? " natively" : "",
+                                                  why, r.output)});
 }
 
 // ------------------------------------------------------------------ running and classifying

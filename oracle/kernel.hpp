@@ -66,6 +66,14 @@ struct KernelReport {
   bool holds() const;
 };
 
+// The kernel's sources (with the driver) do not compile with the system C compiler: bad
+// input for `halo kernel`, a finding when a compiler under test emitted them (`halo fuzz
+// --target exo`).
+class KernelCompileError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // Throws InputError for a bad manifest, spec, or sources that do not compile, and
 // ResourceLimit when the reference evaluation exceeds its limits.
 KernelReport check_kernel(const std::string& manifest_path, const KernelOptions& options);

@@ -16,7 +16,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <stdexcept>
+#include <vector>
 #include <map>
 #include <sstream>
 
@@ -165,5 +168,24 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   r.output = std::move(out);
   return r;
 }
+
+WorkDir::WorkDir(const std::string& prefix) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) throw std::runtime_error("cannot create a temporary directory");
+  path = buf.data();
+  signal_slot = register_temp_dir(path);
+}
+
+WorkDir::~WorkDir() {
+  unregister_temp_dir(signal_slot);
+  if (!keep) {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+}
+
+std::string WorkDir::file(const std::string& name) const { return (std::filesystem::path(path) / name).string(); }
 
 }  // namespace halo

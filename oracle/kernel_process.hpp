@@ -36,4 +36,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
 // "killed by SIGSEGV (segmentation fault)" and the like.
 std::string describe_signal(int sig);
 
+// A fresh temporary directory named PREFIX-XXXXXX, removed with everything in it unless kept.
+struct WorkDir {
+  std::string path;
+  bool keep = false;
+  int signal_slot = -1;  // registered so that SIGINT/SIGTERM remove it too (semantics/child_processes.hpp)
+  explicit WorkDir(const std::string& prefix = "halo-kernel");
+  ~WorkDir();
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  std::string file(const std::string& name) const;
+};
+
 }  // namespace halo

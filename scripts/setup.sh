@@ -45,6 +45,28 @@ install_halide_wheels() {
 install_halide_wheels
 # --- end of the Halide wheels ---------------------------------------------------------------
 
+# --- Exo (exo-lang from PyPI) for `halo exo` and `halo fuzz --target exo` -----------------
+# Installs a pinned exo-lang and its pinned dependencies into the project's .venv/ (the
+# virtual environment the Halide wheels share). A machine without PyPI still builds: the
+# Exo commands then say what is missing and their tests skip.
+setup_exo() {
+  local exo_pins=(exo-lang==1.0.0 asdl==0.1.5 asdl-adt==0.1.0 attrs==26.1.0 build==1.6.1 packaging==26.3
+                  platformdirs==4.14.7 pyproject_hooks==1.3.3 PySMT==0.9.6 yapf==0.43.0 z3-solver==5.4.1.0)
+  if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    local sudo_cmd=()
+    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-venv || true
+  fi
+  [ -x .venv/bin/python ] || python3 -m venv .venv || { echo "setup: cannot create .venv; Exo skipped"; return 0; }
+  if .venv/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("exo-lang") != "1.0.0")' 2>/dev/null; then
+    return 0
+  fi
+  echo "installing into .venv: ${exo_pins[*]}"
+  .venv/bin/pip install -q --disable-pip-version-check "${exo_pins[@]}" \
+    || echo "setup: pip could not install exo-lang; \`halo exo\` and its tests will be skipped"
+}
+setup_exo
+# --- end of Exo ----------------------------------------------------------------------------
 [ "${1:-}" = "--deps-only" ] && exit 0
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release

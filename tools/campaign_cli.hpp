@@ -53,4 +53,8 @@ struct CampaignCommand {
 // finding, 1 findings. Ctrl-C stops the campaign after the current case, keeping findings.
 int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, std::ostream& out, std::ostream& err);
 
+// `halo fuzz --target exo` (tools/cmd_exo_fuzz.cpp): its own loop over Exo kernel cases,
+// with the same options, summary style and exit status.
+int run_exo_fuzz(const CampaignCliOptions& o, std::ostream& out, std::ostream& err);
+
 }  // namespace halo::cli

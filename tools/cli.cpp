@@ -428,6 +428,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   extra.push_back(cli::register_comply(app));
   extra.push_back(cli::register_beta0_engine(app));
   extra.push_back(cli::register_kernel(app));
+  extra.push_back(cli::register_exo(app));
 
   try {
     app.parse(argc, argv);

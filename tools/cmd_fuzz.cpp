@@ -23,12 +23,13 @@ Subcommand register_fuzz(CLI::App& app) {
   cmd->add_option("--target", o->target,
                   "what to fuzz: self (lowering, scheduling, β0 and the small-step machine against the big-step "
                   "reference and the bounds query); halide (the newest Halide installed) or halide@M (Halide major "
-                  "version M), docs/halide.md")
-      ->check(self_or_halide("self|halide[@M]"))
+                  "version M), docs/halide.md; exo (the Exo compiler from the project's .venv, docs/kernels.md)")
+      ->check(self_or_halide("self|halide[@M]") | CLI::IsMember({"exo"}))
       ->capture_default_str();
   add_campaign_options(cmd, o->campaign);
   add_halide_fuzz_flags(cmd, o->target, o->halide);
   return {cmd, [o](std::ostream& out, std::ostream& err) {
+            if (o->target == "exo") return run_exo_fuzz(o->campaign, out, err);  // tools/cmd_exo_fuzz.cpp
             CampaignCommand c;
             c.name = "fuzz";
             c.target = o->target;

@@ -7,42 +7,49 @@
 #include "oracle/kernel.hpp"
 #include "semantics/json_text.hpp"
 #include "tools/commands.hpp"
+#include "tools/kernel_cli.hpp"
 
 #include <memory>
 
 namespace halo::cli {
 
+KernelOptions KernelRunFlags::options() const {
+  KernelOptions o;
+  o.native = native;
+  o.timeout_seconds = timeout;
+  o.max_memory_mib = max_memory_mib;
+  o.reference_limits.max_steps = max_steps;
+  o.keep = keep;
+  return o;
+}
+
+void add_kernel_run_flags(CLI::App* cmd, KernelRunFlags& f) {
+  cmd->add_flag("--native", f.native,
+                "avx512: also compile with -mavx512f and run natively when the host has AVX-512F; both runs must agree");
+  cmd->add_option("--timeout", f.timeout, "wall-clock seconds a run of the kernel may take")
+      ->check(seconds_value() & CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--max-memory", f.max_memory_mib, "memory a run of the kernel may use, in MiB")
+      ->check(CLI::Range(uint64_t(16), uint64_t(1) << 30))
+      ->capture_default_str();
+  cmd->add_option("--max-steps", f.max_steps, "evaluation steps the reference may take")->check(unsigned_integer())->capture_default_str();
+  cmd->add_flag("--keep", f.keep, "keep the build directory (driver, executable, inputs, outputs) and print its path");
+}
+
 Subcommand register_kernel(CLI::App& app) {
   struct State {
     std::string manifest;
-    bool json = false, native = false, keep = false;
-    double timeout = 60;
-    uint64_t max_memory_mib = 4096;
-    uint64_t max_steps = Limits{}.max_steps;
+    bool json = false;
+    KernelRunFlags run;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("kernel", "run a compiled kernel (Gemmini, AVX-512, C) under simulation and check it "
                                            "against its .halo spec");
   cmd->add_option("MANIFEST", st->manifest, "the kernel's manifest (docs/kernels.md)")->required();
   cmd->add_flag("--json", st->json, "machine-readable output on stdout");
-  cmd->add_flag("--native", st->native,
-                "avx512: also compile with -mavx512f and run natively when the host has AVX-512F; both runs must agree");
-  cmd->add_option("--timeout", st->timeout, "wall-clock seconds a run of the kernel may take")
-      ->check(seconds_value() & CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--max-memory", st->max_memory_mib, "memory a run of the kernel may use, in MiB")
-      ->check(CLI::Range(uint64_t(16), uint64_t(1) << 30))
-      ->capture_default_str();
-  cmd->add_option("--max-steps", st->max_steps, "evaluation steps the reference may take")->check(unsigned_integer())->capture_default_str();
-  cmd->add_flag("--keep", st->keep, "keep the build directory (driver, executable, inputs, outputs) and print its path");
+  add_kernel_run_flags(cmd, st->run);
   return Subcommand{cmd, [st](std::ostream& out, std::ostream&) {
-                      KernelOptions o;
-                      o.native = st->native;
-                      o.timeout_seconds = st->timeout;
-                      o.max_memory_mib = st->max_memory_mib;
-                      o.reference_limits.max_steps = st->max_steps;
-                      o.keep = st->keep;
-                      KernelReport r = check_kernel(st->manifest, o);
+                      KernelReport r = check_kernel(st->manifest, st->run.options());
                       if (st->json) out << kernel_report_to_json(r).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
                       else out << render_kernel_report(r);
                       return r.holds() ? kExitOk : kExitFinding;

@@ -59,6 +59,7 @@ Subcommand register_fuzz(CLI::App& app);          // tools/cmd_fuzz.cpp
 Subcommand register_comply(CLI::App& app);        // tools/cmd_comply.cpp
 Subcommand register_beta0_engine(CLI::App& app);  // tools/cmd_beta0_engine.cpp
 Subcommand register_kernel(CLI::App& app);        // tools/cmd_kernel.cpp
+Subcommand register_exo(CLI::App& app);           // tools/cmd_exo.cpp
 Subcommand register_explain(CLI::App& app);       // tools/cmd_explain.cpp
 
 }  // namespace halo::cli

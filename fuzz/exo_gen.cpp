@@ -1,0 +1,372 @@
+// The Exo kernel generator (exo_gen.hpp): one description, two texts (the Exo script and
+// the .halo spec), and a model of the loop names that lets later steps name loops that
+// earlier steps created.
+#include "fuzz/exo_gen.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace halo::fuzz {
+
+const char* exo_family_name(ExoFamily f) {
+  switch (f) {
+    case ExoFamily::Matmul: return "matmul";
+    case ExoFamily::Conv1d: return "conv1d";
+    case ExoFamily::Conv2d: return "conv2d";
+    case ExoFamily::Map: return "map";
+    case ExoFamily::RowSum: return "rowsum";
+    case ExoFamily::GemminiMatmul: return "gemmini-matmul";
+  }
+  return "?";
+}
+
+namespace {
+
+int64_t size_of(const ExoKernelCase& c, const std::string& name) {
+  for (const auto& [n, v] : c.sizes)
+    if (n == name) return v;
+  return 0;
+}
+
+// The output tensor, its pure loops (the index of the element a reduction accumulates)
+// and the reduction loops, as the algorithm names them.
+struct Shape {
+  std::string out;
+  std::vector<std::string> pure, reduction;
+};
+
+Shape shape_of(ExoFamily f) {
+  switch (f) {
+    case ExoFamily::Matmul: return {"C", {"i", "j"}, {"k"}};
+    case ExoFamily::Conv1d: return {"Y", {"i"}, {"r"}};
+    case ExoFamily::Conv2d: return {"Y", {"i", "j"}, {"r", "s"}};
+    case ExoFamily::Map: return {"Y", {"i", "j"}, {}};
+    case ExoFamily::RowSum: return {"Y", {"i"}, {"j"}};
+    case ExoFamily::GemminiMatmul: return {"C", {"io", "jo"}, {"ko"}};
+  }
+  return {};
+}
+
+// Every value the family's C computes is an integer of small magnitude, so f32 is exact.
+const char* const kInputA = "(i * 7 + k * 13 + 1) % 9 - 4";
+const char* const kInputB = "(k * 5 + j * 11 + 3) % 7 - 3";
+
+std::string algorithm(const ExoKernelCase& c) {
+  const std::string& E = c.elem;
+  std::string s;
+  switch (c.family) {
+    case ExoFamily::Matmul: {
+      s += fmt::format("def kernel(N: size, M: size, K: size, A: {0}[N, K] @ DRAM, B: {0}[K, M] @ DRAM", E);
+      if (c.bias) s += fmt::format(", Bias: {}[M] @ DRAM", E);
+      if (c.scale) s += fmt::format(", Sc: {}[1] @ DRAM", E);
+      s += fmt::format(", C: {}[N, M] @ DRAM):\n", E);
+      s += "    for i in seq(0, N):\n        for j in seq(0, M):\n";
+      s += c.bias ? "            C[i, j] = Bias[j]\n" : "            C[i, j] = 0.0\n";
+      s += "            for k in seq(0, K):\n                C[i, j] += A[i, k] * B[k, j]\n";
+      if (c.scale) s += "            C[i, j] = C[i, j] * Sc[0]\n";
+      if (c.relu) s += "            C[i, j] = relu(C[i, j])\n";
+      break;
+    }
+    case ExoFamily::Conv1d:
+      s += fmt::format("def kernel(N: size, R: size, L: size, X: {0}[L] @ DRAM, W: {0}[R] @ DRAM, Y: {0}[N] @ DRAM):\n", E);
+      s += "    assert L == N + R - 1\n    for i in seq(0, N):\n        Y[i] = 0.0\n";
+      s += "        for r in seq(0, R):\n            Y[i] += X[i + r] * W[r]\n";
+      break;
+    case ExoFamily::Conv2d:
+      s += fmt::format("def kernel(N: size, M: size, R: size, S: size, H: size, V: size, X: {0}[H, V] @ DRAM, "
+                       "W: {0}[R, S] @ DRAM, Y: {0}[N, M] @ DRAM):\n",
+                       E);
+      s += "    assert H == N + R - 1\n    assert V == M + S - 1\n";
+      s += "    for i in seq(0, N):\n        for j in seq(0, M):\n            Y[i, j] = 0.0\n";
+      s += "            for r in seq(0, R):\n                for s in seq(0, S):\n";
+      s += "                    Y[i, j] += X[i + r, j + s] * W[r, s]\n";
+      break;
+    case ExoFamily::Map:
+      s += fmt::format("def kernel(N: size, M: size, X: {0}[N, M] @ DRAM, Z: {0}[N, M] @ DRAM, Y: {0}[N, M] @ DRAM):\n", E);
+      s += "    for i in seq(0, N):\n        for j in seq(0, M):\n";
+      s += c.relu ? "            Y[i, j] = relu(X[i, j] + Z[i, j])\n" : "            Y[i, j] = X[i, j] + Z[i, j]\n";
+      break;
+    case ExoFamily::RowSum:
+      s += fmt::format("def kernel(N: size, M: size, X: {0}[N, M] @ DRAM, Y: {0}[N] @ DRAM):\n", E);
+      s += "    for i in seq(0, N):\n        Y[i] = 0.0\n        for j in seq(0, M):\n            Y[i] += X[i, j]\n";
+      break;
+    case ExoFamily::GemminiMatmul:
+      // Gemmini's instructions from exo.platforms.gemmini, in 16x16 tiles; the rows past the
+      // last full tile take a tail path with partial tiles.
+      s += "def kernel(N: size, M: size, K: size, A: i8[N, K] @ DRAM, B: i8[K, M] @ DRAM, C: i32[N, M] @ DRAM):\n";
+      s += "    assert M % 16 == 0\n    assert K % 16 == 0\n    config_matmul()\n";
+      s += "    for io in seq(0, N / 16):\n        for jo in seq(0, M / 16):\n";
+      s += "            res: i32[16, 16] @ GEMM_ACCUM\n            zero_acc_i32(16, 16, res)\n";
+      s += "            for ko in seq(0, K / 16):\n";
+      s += "                a: i8[16, 16] @ GEMM_SCRATCH\n                b: i8[16, 16] @ GEMM_SCRATCH\n";
+      s += "                ld_i8(16, 16, A[16 * io : 16 * io + 16, 16 * ko : 16 * ko + 16], a)\n";
+      s += "                ld_i8(16, 16, B[16 * ko : 16 * ko + 16, 16 * jo : 16 * jo + 16], b)\n";
+      s += "                matmul_acc_i8(16, 16, 16, a, b, res)\n";
+      s += "            st_acc_i32(16, 16, res, C[16 * io : 16 * io + 16, 16 * jo : 16 * jo + 16])\n";
+      s += "    if N % 16 > 0:\n        for jt in seq(0, M / 16):\n";
+      s += "            rest: i32[N % 16, 16] @ GEMM_ACCUM\n            zero_acc_i32(N % 16, 16, rest)\n";
+      s += "            for kt in seq(0, K / 16):\n";
+      s += "                at: i8[N % 16, 16] @ GEMM_SCRATCH\n                bt: i8[16, 16] @ GEMM_SCRATCH\n";
+      s += "                ld_i8(N % 16, 16, A[N - N % 16 : N, 16 * kt : 16 * kt + 16], at)\n";
+      s += "                ld_i8(16, 16, B[16 * kt : 16 * kt + 16, 16 * jt : 16 * jt + 16], bt)\n";
+      s += "                matmul_acc_i8(N % 16, 16, 16, at, bt, rest)\n";
+      s += "            st_acc_i32(N % 16, 16, rest, C[N - N % 16 : N, 16 * jt : 16 * jt + 16])\n";
+      break;
+  }
+  return s;
+}
+
+// The sizes as the procedure's arguments take them: the free ones and the derived ones.
+std::vector<std::pair<std::string, int64_t>> all_sizes(const ExoKernelCase& c) {
+  auto s = c.sizes;
+  if (c.family == ExoFamily::Conv1d) s.push_back({"L", size_of(c, "N") + size_of(c, "R") - 1});
+  if (c.family == ExoFamily::Conv2d) {
+    s.push_back({"H", size_of(c, "N") + size_of(c, "R") - 1});
+    s.push_back({"V", size_of(c, "M") + size_of(c, "S") - 1});
+  }
+  return s;
+}
+
+int64_t pick(std::mt19937_64& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+// A size that hits tail paths: around multiples of the split factors as often as inside them.
+int64_t tail_size(std::mt19937_64& rng, int64_t hi) {
+  static const int64_t interesting[] = {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33};
+  if (pick(rng, 0, 1) == 0) {
+    int64_t v = interesting[pick(rng, 0, int64_t(std::size(interesting)) - 1)];
+    if (v <= hi) return v;
+  }
+  return pick(rng, 1, hi);
+}
+
+}  // namespace
+
+ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed) {
+  ExoKernelCase c;
+  c.seed = seed;
+  c.family = ExoFamily(pick(rng, 0, 5));
+  c.elem = pick(rng, 0, 2) == 0 ? "i32" : "f32";
+  switch (c.family) {
+    case ExoFamily::Matmul:
+      c.bias = pick(rng, 0, 1);
+      c.scale = pick(rng, 0, 2) == 0;
+      c.relu = pick(rng, 0, 1);
+      c.sizes = {{"N", tail_size(rng, 24)}, {"M", tail_size(rng, 24)}, {"K", tail_size(rng, 17)}};
+      break;
+    case ExoFamily::Conv1d: c.sizes = {{"N", tail_size(rng, 40)}, {"R", pick(rng, 1, 5)}}; break;
+    case ExoFamily::Conv2d:
+      c.sizes = {{"N", tail_size(rng, 17)}, {"M", tail_size(rng, 17)}, {"R", pick(rng, 1, 3)}, {"S", pick(rng, 1, 3)}};
+      break;
+    case ExoFamily::Map:
+      c.relu = pick(rng, 0, 2) == 0;
+      c.sizes = {{"N", tail_size(rng, 17)}, {"M", tail_size(rng, 40)}};
+      break;
+    case ExoFamily::RowSum: c.sizes = {{"N", tail_size(rng, 17)}, {"M", tail_size(rng, 40)}}; break;
+    case ExoFamily::GemminiMatmul:
+      c.elem = "i32";
+      c.sizes = {{"N", tail_size(rng, 40)}, {"M", 16 * pick(rng, 1, 2)}, {"K", 16 * pick(rng, 1, 2)}};
+      break;
+  }
+
+  // The schedule, on a model of the loop names: a divided loop L becomes Lo and Li.
+  Shape sh = shape_of(c.family);
+  std::vector<std::string> loops = sh.pure;
+  loops.insert(loops.end(), sh.reduction.begin(), sh.reduction.end());
+  std::vector<std::string> constant;  // loops with a constant trip count (the inner loops of divisions)
+  bool staged = false;
+  static const char* const tails[] = {"guard", "cut", "cut_and_guard", "perfect"};
+  static const int64_t factors[] = {2, 3, 4, 5, 8, 16};
+  int n = int(pick(rng, 0, 6));
+  for (int s = 0; s < n; ++s) {
+    auto any_loop = [&] { return loops[size_t(pick(rng, 0, int64_t(loops.size()) - 1))]; };
+    switch (pick(rng, 0, 9)) {
+      case 0:
+      case 1: {
+        std::string l = any_loop();
+        std::string o = l + "o", i = l + "i";
+        int64_t f = factors[pick(rng, 0, 5)];
+        c.steps.push_back(fmt::format("divide_loop(p, \"{}\", {}, [\"{}\", \"{}\"], tail=\"{}\")", l, f, o, i,
+                                      tails[pick(rng, 0, 3)]));
+        auto it = std::find(loops.begin(), loops.end(), l);
+        *it = i;
+        loops.insert(it, o);
+        constant.push_back(i);
+        break;
+      }
+      case 2:
+        if (loops.size() >= 2) {  // neighbours in the model: a loop and (often) the loop directly inside it
+          size_t k = size_t(pick(rng, 0, int64_t(loops.size()) - 2));
+          c.steps.push_back(fmt::format("reorder_loops(p, \"{} {}\")", loops[k], loops[k + 1]));
+        }
+        break;
+      case 3:
+        if (!constant.empty())
+          c.steps.push_back(
+              fmt::format("unroll_loop(p, \"{}\")", constant[size_t(pick(rng, 0, int64_t(constant.size()) - 1))]));
+        break;
+      case 4:
+        if (!sh.reduction.empty() && c.family != ExoFamily::GemminiMatmul) {
+          std::string idx;
+          for (const auto& v : sh.pure) idx += (idx.empty() ? "" : ", ") + v;
+          c.steps.push_back(fmt::format("stage_mem(p, \"for {} in _: _\", \"{}[{}]\", \"{}_acc\")", sh.reduction[0],
+                                        sh.out, idx, sh.out));
+          staged = true;
+        }
+        break;
+      case 5:
+        if (staged) c.steps.push_back(fmt::format("lift_alloc(p, \"{}_acc\", n_lifts={})", sh.out, pick(rng, 1, 2)));
+        else if (c.family == ExoFamily::GemminiMatmul)
+          c.steps.push_back(fmt::format("lift_alloc(p, \"{}\", n_lifts={})", pick(rng, 0, 1) ? "a" : "b", pick(rng, 1, 2)));
+        break;
+      case 6:
+        if (c.family != ExoFamily::Map && c.family != ExoFamily::GemminiMatmul)
+          c.steps.push_back(fmt::format("fission(p, p.find(\"{}[_] = _\").after(), n_lifts={})", sh.out, pick(rng, 1, 2)));
+        break;
+      case 7: c.steps.push_back("simplify(p)"); break;
+      case 8:
+        // Replace the innermost rows with Exo's AVX-512 instructions (f32 element-wise maps).
+        if (c.family == ExoFamily::Map && c.elem == "f32") c.steps.push_back("_avx512_rows(p)");
+        break;
+      case 9:
+        if (loops.size() >= 2) c.steps.push_back(fmt::format("reorder_loops(p, \"{} {}\")", loops[0], loops[1]));
+        break;
+    }
+  }
+  return c;
+}
+
+std::string exo_case_script(const ExoKernelCase& c) {
+  std::string s = fmt::format(
+      "# halo fuzz --target exo: a {} kernel ({}), seed {}; its spec is the .halo file beside this one.\n"
+      "# Re-run: halo exo THIS.py scheduled --spec THIS.halo",
+      exo_family_name(c.family), c.elem, c.seed);
+  for (const auto& [name, func] : exo_case_inits(c)) s += fmt::format(" --init {}={}", name, func);
+  s += "\nfrom __future__ import annotations\n\nfrom exo import compile_procs_to_strings, proc\nfrom exo.libs.externs import relu\n"
+       "from exo.platforms.x86 import *\nfrom exo.stdlib.scheduling import *\n";
+  if (c.family == ExoFamily::GemminiMatmul) s += "from exo.platforms.gemmini import *\n";
+  s += "\n\n@proc\n" + algorithm(c);
+  s += R"PY(
+
+def _avx512_rows(p):
+    # the inner loop in 16-wide rows (tail cut off), each row staged in AVX-512 registers
+    p = divide_loop(p, "j", 16, ["jv", "jl"], tail="cut")
+    for buf, reg in (("X", "xv"), ("Z", "zv"), ("Y", "yv")):
+        p = simplify(stage_mem(p, "for jl in _: _ #0", f"{buf}[i, 16 * jv:16 * jv + 16]", reg))
+        p = set_memory(p, reg, AVX512)
+    p = replace_all(p, [mm512_loadu_ps, mm512_storeu_ps, mm512_add_ps])
+    compile_procs_to_strings([p], "check.h")  # a register left with scalar accesses: the step is rejected
+    return p
+
+
+def _step(p, text, step):
+    # a step Exo rejects leaves the procedure as it was: a rejection is not a finding
+    try:
+        q = step(p)
+        print("halo-step applied:", text)
+        return q
+    except Exception as e:  # noqa: BLE001 - every Exo rejection is the same to the campaign
+        print("halo-step rejected:", text, "-", type(e).__name__)
+        return p
+
+
+p = kernel
+)PY";
+  for (const auto& st : c.steps) {
+    std::string quoted;
+    for (char ch : st) quoted += ch == '\'' ? std::string("\\'") : std::string(1, ch);
+    s += fmt::format("p = _step(p, '{}', lambda p: {})\n", quoted, st);
+  }
+  s += "scheduled = p\n";
+  return s;
+}
+
+std::string exo_case_spec(const ExoKernelCase& c) {
+  auto sizes = all_sizes(c);
+  std::string params, realize;
+  for (const auto& [n, v] : sizes) {
+    params += (params.empty() ? "" : ", ") + n;
+    realize += fmt::format("{}{} = {}", realize.empty() ? "" : ", ", n, v);
+  }
+  Shape sh = shape_of(c.family);
+  std::string s = fmt::format("# halo fuzz --target exo: what the {} kernel beside this file computes.\n",
+                              exo_family_name(c.family));
+  s += fmt::format("pipeline {}({}) {{\n", sh.out, params);
+  std::string over;
+  switch (c.family) {
+    case ExoFamily::Matmul:
+    case ExoFamily::GemminiMatmul:
+      s += fmt::format("  fun A(i, k) = {{ {} }}\n  fun B(k, j) = {{ {} }}\n", kInputA, kInputB);
+      if (c.bias) s += "  fun Bias(j) = { j % 11 - 5 }\n";
+      if (c.scale) s += "  fun Sc(i) = { 3 }\n";
+      s += fmt::format("  fun acc(i, j) = {{\n    {};\n    rdom(q = (0, K)) in (i, j) <- acc[i, j] + A[i, q] * B[q, j]\n  }}\n",
+                       c.bias ? "Bias[j]" : "0");
+      {
+        std::string e = c.scale ? "acc[i, j] * Sc[0]" : "acc[i, j]";
+        if (c.relu) e = "max(0, " + e + ")";
+        s += fmt::format("  fun poison(i, j) = {{ 77 }}\n  fun C(i, j) = {{ {} }}\n", e);
+      }
+      over = fmt::format("(0, {}), (0, {})", size_of(c, "N"), size_of(c, "M"));
+      break;
+    case ExoFamily::Conv1d:
+      s += "  fun X(i) = { (i * 5 + 2) % 9 - 4 }\n  fun W(r) = { r % 5 - 2 }\n  fun poison(i) = { 77 }\n";
+      s += "  fun Y(i) = {\n    0;\n    rdom(q = (0, R)) in (i) <- Y[i] + X[i + q] * W[q]\n  }\n";
+      over = fmt::format("(0, {})", size_of(c, "N"));
+      break;
+    case ExoFamily::Conv2d:
+      s += "  fun X(i, j) = { (i * 5 + j * 3 + 2) % 9 - 4 }\n  fun W(r, s) = { (r * 2 + s) % 5 - 2 }\n";
+      s += "  fun poison(i, j) = { 77 }\n";
+      s += "  fun Y(i, j) = {\n    0;\n    rdom(q = (0, R), t = (0, S)) in (i, j) <- Y[i, j] + X[i + q, j + t] * W[q, t]\n  }\n";
+      over = fmt::format("(0, {}), (0, {})", size_of(c, "N"), size_of(c, "M"));
+      break;
+    case ExoFamily::Map:
+      s += "  fun X(i, j) = { (i * 7 + j * 3) % 13 - 6 }\n  fun Z(i, j) = { (i + j * 5) % 11 - 5 }\n";
+      s += c.relu ? "  fun Y(i, j) = { max(0, X[i, j] + Z[i, j]) }\n" : "  fun Y(i, j) = { X[i, j] + Z[i, j] }\n";
+      over = fmt::format("(0, {}), (0, {})", size_of(c, "N"), size_of(c, "M"));
+      break;
+    case ExoFamily::RowSum:
+      s += "  fun X(i, j) = { (i * 7 + j * 3) % 13 - 6 }\n  fun poison(i) = { 77 }\n";
+      s += "  fun Y(i) = {\n    0;\n    rdom(q = (0, M)) in (i) <- Y[i] + X[i, q]\n  }\n";
+      over = fmt::format("(0, {})", size_of(c, "N"));
+      break;
+  }
+  s += "}\n\n" + fmt::format("realize ({}) over {}\n", realize, over);
+  return s;
+}
+
+std::vector<std::pair<std::string, std::string>> exo_case_inits(const ExoKernelCase& c) {
+  // Outputs the algorithm accumulates into are read and written: they start as a poison
+  // value, so an element the kernel never writes cannot pass by accident.
+  switch (c.family) {
+    case ExoFamily::Matmul: return {{"C", "poison"}};
+    case ExoFamily::Conv1d:
+    case ExoFamily::Conv2d:
+    case ExoFamily::RowSum: return {{"Y", "poison"}};
+    default: return {};
+  }
+}
+
+std::vector<ExoKernelCase> exo_case_shrinks(const ExoKernelCase& c) {
+  std::vector<ExoKernelCase> out;
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    ExoKernelCase d = c;
+    d.steps.erase(d.steps.begin() + std::ptrdiff_t(i));
+    out.push_back(d);
+  }
+  for (size_t i = 0; i < c.sizes.size(); ++i) {
+    int64_t v = c.sizes[i].second;
+    bool gemmini_multiple = c.family == ExoFamily::GemminiMatmul && c.sizes[i].first != "N";
+    for (int64_t smaller : {v / 2, v - 1}) {
+      if (smaller < 1 || smaller >= v) continue;
+      if (gemmini_multiple && smaller % 16 != 0) continue;
+      ExoKernelCase d = c;
+      d.sizes[i].second = smaller;
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+}  // namespace halo::fuzz

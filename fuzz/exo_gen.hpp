@@ -1,0 +1,47 @@
+// The kernel generator of `halo fuzz --target exo` (docs/kernels.md, "Fuzzing Exo"): a
+// family of kernels that halo can specify in .halo — matmul with optional bias, scale and
+// ReLU; 1-D and 2-D convolution; element-wise maps; row reductions — each produced twice
+// from one description: as an Exo procedure (a Python script for the Exo candidate,
+// oracle/exo_candidate.hpp) and as its .halo spec. A random sequence of Exo's own
+// scheduling operators (loop division with each tail strategy, reordering, staging into a
+// buffer, unrolling, lifting allocations, fission, simplification, and replacing loops with
+// AVX-512 or Gemmini instructions from Exo's platform libraries) is applied to the
+// procedure. The script applies each step leniently: a step Exo rejects leaves the
+// procedure unchanged (a rejection is not a finding), so a case always reaches C.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace halo::fuzz {
+
+enum class ExoFamily { Matmul, Conv1d, Conv2d, Map, RowSum, GemminiMatmul };
+const char* exo_family_name(ExoFamily f);
+
+struct ExoKernelCase {
+  ExoFamily family = ExoFamily::Map;
+  std::string elem = "f32";  // "f32" or "i32" ("i8" inputs with i32 output for GemminiMatmul)
+  bool bias = false, scale = false, relu = false;  // matmul's epilogue; relu also for maps
+  std::vector<std::pair<std::string, int64_t>> sizes;  // the free sizes (derived ones follow from them)
+  std::vector<std::string> steps;                       // each a Python expression of `p`
+  uint64_t seed = 0;                                     // what generated it (for the file names)
+};
+
+ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed);
+
+// The Exo script: the algorithm as an @proc `kernel`, the schedule, and the scheduled
+// procedure bound to the module-level name `scheduled`. With `lenient`, each step Exo
+// rejects is skipped (and reported on stdout); without, a rejection fails the script.
+std::string exo_case_script(const ExoKernelCase& c);
+// The .halo spec: one func per tensor argument, named as the argument; realize with the sizes.
+std::string exo_case_spec(const ExoKernelCase& c);
+// The tensor arguments that are read and written, with the func they start as (--init).
+std::vector<std::pair<std::string, std::string>> exo_case_inits(const ExoKernelCase& c);
+
+// Smaller variants, most promising first: each step dropped, each size halved or reduced by one.
+std::vector<ExoKernelCase> exo_case_shrinks(const ExoKernelCase& c);
+
+}  // namespace halo::fuzz
