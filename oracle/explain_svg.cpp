@@ -76,8 +76,13 @@ struct Geometry {
 void box_rect(HtmlWriter& w, const Geometry& g, std::pair<int64_t, int64_t> bx, std::pair<int64_t, int64_t> by,
               const std::string& cls, const std::string& tooltip) {
   if (bx.second <= 0 || by.second <= 0) return;
-  int64_t x0 = std::max(bx.first, g.rx.lo), x1 = std::min(bx.first + std::min<int64_t>(bx.second, INT64_MAX / 4) - 1, g.rx.hi);
-  int64_t y0 = std::max(by.first, g.ry.lo), y1 = std::min(by.first + std::min<int64_t>(by.second, INT64_MAX / 4) - 1, g.ry.hi);
+  // The last cell of a box, clamped at INT64_MAX: a box (9223372036854775806, 3) ends past it.
+  auto last = [](std::pair<int64_t, int64_t> b) {
+    int64_t end;
+    return __builtin_add_overflow(b.first, b.second - 1, &end) ? INT64_MAX : end;
+  };
+  int64_t x0 = std::max(bx.first, g.rx.lo), x1 = std::min(last(bx), g.rx.hi);
+  int64_t y0 = std::max(by.first, g.ry.lo), y1 = std::min(last(by), g.ry.hi);
   if (x0 > x1 || y0 > y1) return;
   w.open("rect", {{"class", cls}, {"x", num(g.px(x0))}, {"y", num(g.py(y0))}, {"width", num((x1 - x0 + 1) * g.cell)},
                   {"height", num((y1 - y0 + 1) * g.cell)}});
