@@ -356,8 +356,37 @@ class Extractor {
     Query body = b(n.body);
     if (!has_stage_label(n.label, n.body)) body = conj({body, all_covers(n.label, n.body, s->loc)});
     auto tuples = sh_.cpu_of(n.label);
-    for (auto it = tuples.rbegin(); it != tuples.rend(); ++it) body = exists(*it, body, s->loc);
+    std::set<std::pair<int64_t, int64_t>> here = tuples_in(n.label, n.body);
+    for (auto it = tuples.rbegin(); it != tuples.rend(); ++it)
+      if (here.empty() || here.count({it->stage, it->spec})) body = exists(*it, body, s->loc);
     return body;
+  }
+
+  // The cpu tuples f's holes and stores name inside `body`. A computation copied into every
+  // specialization of its consumer (semantics decision 19) has one `label f` per copy, and
+  // each binds only its own copy's tuples.
+  static std::set<std::pair<int64_t, int64_t>> tuples_in(const std::string& f, const Stmt& body) {
+    struct W : StmtVisitor {
+      std::string f;
+      std::set<std::pair<int64_t, int64_t>> out;
+      void visit_store(const StoreStmt& s) override {
+        if (s.func == f && s.label.labelled()) out.insert({s.label.stage, s.label.spec});
+        StmtVisitor::visit_store(s);
+      }
+      void visit_expr(const Expr& e) override {
+        struct Holes : ExprVisitor {
+          W* w;
+          void visit_hole(const HoleNode& h) override {
+            if (h.label.kind == HoleKind::Cpu && h.label.func == w->f) w->out.insert({h.label.stage, h.label.spec});
+          }
+        } holes;
+        holes.w = this;
+        if (e) holes.visit(e);
+      }
+    } w;
+    w.f = f;
+    w.visit(body);
+    return w.out;
   }
 
   // A hand-written program may compute f without stage labels; its covers then sit at the

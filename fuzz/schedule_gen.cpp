@@ -71,6 +71,9 @@ Directive propose(const Program& prog, const std::vector<LoopName>& loops, int p
         if (const FuncDef* g = prog.pipeline.find(c.func.text); g && c.func.text != d.func.text && reads_func(*g, d.func.text))
           of_readers.push_back(c);
       if (!of_readers.empty() && *rc::gen::inRange(0, 3) != 0) d.loop = *rc::gen::elementOf(of_readers);
+      // In a specialized consumer, often the loop of every specialization (semantics
+      // decision 19), as a Halide LoopLevel names it.
+      if (*rc::gen::inRange(0, 2) == 0) d.loop.spec = LoopName::kEverySpec;
       break;
     }
     default:
@@ -88,6 +91,28 @@ rc::Gen<Program> gen_scheduled(const Program& prog, ScheduleGenConfig cfg) {
     out.schedule = std::vector<Directive>{};
     TgtProgram t = lower_pipeline(out);
     int n = *rc::gen::inRange(1, cfg.max_directives + 1);
+    // Phase 0 (§2.8.1): sometimes one func is specialized on a parameter, or on a constant
+    // when the pipeline has none, so that the later phases meet specialized loops.
+    if (*rc::gen::inRange(0, 4) == 0) {
+      Directive d;
+      d.kind = DirectiveKind::Specialize;
+      // A func other than the first, which reads no other: a consumer to compute_at in.
+      const size_t nf = prog.pipeline.funcs.size();
+      d.func = Name{prog.pipeline.funcs[*rc::gen::inRange<size_t>(nf > 1 ? 1 : 0, nf)].name.text, {}};
+      Expr c = prog.pipeline.params.empty()
+                   ? make_const(Value(int64_t(*rc::gen::inRange(0, 2))))
+                   : make_op(Op::Gt, {make_var((*rc::gen::elementOf(prog.pipeline.params)).text),
+                                      make_const(Value(int64_t(*rc::gen::inRange(-2, 3))))});
+      d.exprs = {c};
+      d.loc = SourceLoc{uint32_t(4 * n + 1), 1};
+      Program trial = out;
+      trial.schedule->push_back(d);
+      try {
+        t = apply_directive(t, trial.schedule->back(), trial);
+        out = std::move(trial);
+      } catch (const InputError&) {
+      }
+    }
     int phase = 1;
     // Most random proposals break some rule of §2.8; try several per directive wanted.
     for (int k = 0, accepted = 0; k < 4 * n && accepted < n; ++k) {

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -33,7 +34,10 @@ namespace {
 std::string loop_text(const std::string& f, int64_t spec, int64_t stage, const std::string& v) {
   return fmt::format("<{}, {}, {}, {}>", f, spec, stage, v);
 }
-std::string loop_text(const LoopName& l) { return loop_text(l.func.text, l.spec, l.stage, l.var.text); }
+std::string loop_text(const LoopName& l) {
+  if (l.spec == LoopName::kEverySpec) return fmt::format("<{}, *, {}, {}>", l.func.text, l.stage, l.var.text);
+  return loop_text(l.func.text, l.spec, l.stage, l.var.text);
+}
 std::string loop_text(const ForStmt& l) { return loop_text(l.func, l.spec, l.stage, l.var); }
 
 bool names_loop(const ForStmt& s, const LoopName& l) {
@@ -85,16 +89,22 @@ std::optional<LoopSite> find_loop(const Stmt& body, const LoopName& l) {
   return w.found;
 }
 
-// The target loop named by d.loop, or an InputError listing the loops its func has.
-LoopSite require_loop(const TgtProgram& t, const Directive& d, const Program& prog) {
-  if (auto site = find_loop(t.body, d.loop)) return *site;
-  auto loops = loops_of(t.body, d.loop.func.text);
-  std::string have = loops.empty() ? fmt::format("'{}' has no loops", d.loop.func.text)
-                                   : fmt::format("the loops of '{}' are {}", d.loop.func.text,
-                                                 fmt::join(loops, ", "));
+std::string loops_list(const Stmt& body, const std::string& func) {
+  auto loops = loops_of(body, func);
+  return loops.empty() ? fmt::format("'{}' has no loops", func)
+                       : fmt::format("the loops of '{}' are {}", func, fmt::join(loops, ", "));
+}
+
+// The target loop named by `l` (d.loop, or one copy of it), or an InputError listing the
+// loops its func has.
+LoopSite require_loop(const TgtProgram& t, const Directive& d, const Program& prog, const LoopName& l) {
+  if (auto site = find_loop(t.body, l)) return *site;
   reject(prog, d, fmt::format("'{}' names loop {}, which does not exist in the program (Lemma 2.4: a loop is "
                               "named by its func, specialization, stage and variable); {}",
-                              directive_name(d.kind), loop_text(d.loop), have));
+                              directive_name(d.kind), loop_text(l), loops_list(t.body, l.func.text)));
+}
+LoopSite require_loop(const TgtProgram& t, const Directive& d, const Program& prog) {
+  return require_loop(t, d, prog, d.loop);
 }
 
 // The producer f: a func of the pipeline that is not its output.
@@ -440,16 +450,24 @@ std::optional<std::string> first_parallel_violation(const TgtProgram& t, const P
 // references and stores carry specialization j (§2.8.1 and Def. 2.14: the last stage keeps
 // the shared label `*`), and so do the qualified variables of f's loops and lets (ast.hpp):
 // <f, 0, i, x> becomes <f, j, i, x>, the binder of the copy's loop.
+//
+// For a computation copied into every specialization of its consumer (compute_at at
+// <g, *, i, v>, semantics decision 19) the copies run in different scopes, so nothing is
+// shared: `shared` also gives the last stage's holes, stores and reads copy j.
 struct Respecialize : StmtMutator, ExprMutator {
-  std::string f;
+  std::set<std::string> funcs;
   int64_t j = 0;
+  bool shared = false;  // also the last stage's (FuncLabel::kShared) labels
   using StmtMutator::mutate;
 
  protected:
+  bool renames(const std::string& func, int64_t spec) const {
+    return funcs.count(func) && (shared || spec != FuncLabel::kShared);
+  }
   Expr mutate_expr(const Expr& e) override { return e ? ExprMutator::mutate(e) : e; }
   std::string rename(const std::string& v) const {
     auto l = split_qualified_var(v);
-    if (!l || l->func.text != f) return v;
+    if (!l || !funcs.count(l->func.text)) return v;
     return qualified_var(l->func.text, j, l->stage, l->var.text);
   }
   Expr mutate_var(const Expr& e) override {
@@ -466,12 +484,12 @@ struct Respecialize : StmtMutator, ExprMutator {
   Expr mutate_call(const Expr& e) override {
     Expr m = ExprMutator::mutate_call(e);
     const auto& c = as<CallNode>(m);
-    if (c.func != f || !c.label.labelled() || c.label.spec == FuncLabel::kShared) return m;
+    if (!c.label.labelled() || !renames(c.func, c.label.spec)) return m;
     return make_call(c.func, c.args, m->loc, FuncLabel{c.label.stage, j});
   }
   Expr mutate_hole(const Expr& e) override {
     const auto& h = as<HoleNode>(e);
-    if (h.label.kind != HoleKind::Cpu || h.label.func != f || h.label.spec == FuncLabel::kShared) return e;
+    if (h.label.kind != HoleKind::Cpu || !renames(h.label.func, h.label.spec)) return e;
     HoleLabel l = h.label;
     l.spec = j;
     return make_hole(l, e->loc);
@@ -479,13 +497,13 @@ struct Respecialize : StmtMutator, ExprMutator {
   Stmt mutate_store(const Stmt& s) override {
     Stmt m = StmtMutator::mutate_store(s);
     const auto& n = as<StoreStmt>(m);
-    if (n.func != f || n.label.spec == FuncLabel::kShared) return m;
+    if (!renames(n.func, n.label.spec)) return m;
     return make_store(n.func, FuncLabel{n.label.stage, j}, n.args, n.value, m->loc);
   }
   Stmt mutate_for(const Stmt& s) override {
     Stmt m = StmtMutator::mutate_for(s);
     const auto& n = as<ForStmt>(m);
-    if (n.func != f) return m;
+    if (!funcs.count(n.func)) return m;
     return make_for(n.func, j, n.stage, n.var, n.min, n.len, n.order, n.body, m->loc);
   }
 };
@@ -510,6 +528,131 @@ bool already_specialized(const Stmt& body, const std::string& f) {
   w.f = f;
   w.visit(body);
   return w.found;
+}
+
+// ---------------------------------------------------------------- a loop in every specialization
+
+// The copies of g's computation: the specializations of g's copy labels `g.j<k>`, else
+// those its loops carry (a computation already copied into every specialization of its
+// own consumer), else just 0.
+std::set<int64_t> copies_of(const Stmt& body, const std::string& g) {
+  struct W : StmtVisitor {
+    std::string g;
+    std::set<int64_t> labelled, looped;
+    void visit_label(const LabelStmt& s) override {
+      const std::string prefix = g + ".j";
+      int64_t k = 0;
+      const char* end = s.label.data() + s.label.size();
+      if (s.label.size() > prefix.size() && s.label.compare(0, prefix.size(), prefix) == 0) {
+        auto [p, ec] = std::from_chars(s.label.data() + prefix.size(), end, k);
+        if (ec == std::errc() && p == end) labelled.insert(k);
+      }
+      StmtVisitor::visit_label(s);
+    }
+    void visit_for(const ForStmt& s) override {
+      if (s.func == g) looped.insert(s.spec);
+      StmtVisitor::visit_for(s);
+    }
+  } w;
+  w.g = g;
+  w.visit(body);
+  if (!w.labelled.empty()) return w.labelled;
+  if (!w.looped.empty()) return w.looped;
+  return {0};
+}
+
+// The funcs computed inside `label`'s statement (its own and those computed at its loops),
+// and whether any of them is specialized there.
+std::set<std::string> funcs_computed_in(const Stmt& label, const Program& prog, bool* specialized) {
+  struct W : StmtVisitor {
+    const Program* prog;
+    std::set<std::string> funcs;
+    bool specialized = false;
+    void visit_label(const LabelStmt& s) override {
+      if (prog->pipeline.find(s.label)) funcs.insert(s.label);
+      StmtVisitor::visit_label(s);
+    }
+    void visit_for(const ForStmt& s) override {
+      specialized |= s.spec != 0;
+      StmtVisitor::visit_for(s);
+    }
+  } w;
+  w.prog = &prog;
+  w.visit(label);
+  for (const auto& f : w.funcs) w.specialized |= already_specialized(label, f);
+  if (specialized) *specialized = w.specialized;
+  return w.funcs;
+}
+
+// Copy j of the body of loop lj: the funcs computed in every specialization (`moved`, and
+// those an earlier compute_at at <g, *, i, v> copied here, recognized by a last stage that
+// writes copy j rather than the shared label) take specialization j everywhere in it,
+// including the reads of their last stage: in copy j the consumer reads copy j.
+Stmt respecialize_at_loop(const Stmt& body, const LoopName& lj, const std::set<std::string>& moved,
+                          const Program& prog) {
+  struct M : StmtMutator {
+    const LoopName* lj;
+    const std::set<std::string>* moved;
+    const Program* prog;
+    Stmt mutate_for(const Stmt& s) override {
+      const auto& n = as<ForStmt>(s);
+      if (!names_loop(n, *lj)) return StmtMutator::mutate_for(s);
+      struct Copied : StmtVisitor {
+        const Program* prog;
+        int64_t j;
+        std::set<std::string> funcs;
+        void visit_store(const StoreStmt& st) override {
+          const FuncDef* def = prog->pipeline.find(st.func);
+          if (def && st.label.stage == int64_t(def->stage_count()) - 1 && st.label.spec == j) funcs.insert(st.func);
+          StmtVisitor::visit_store(st);
+        }
+      } copied;
+      copied.prog = prog;
+      copied.j = n.spec;
+      copied.visit(n.body);
+      Respecialize r;
+      r.funcs = *moved;
+      r.funcs.insert(copied.funcs.begin(), copied.funcs.end());
+      r.j = n.spec;
+      r.shared = true;
+      return make_for(n.func, n.spec, n.stage, n.var, n.min, n.len, n.order, r.mutate(n.body), s->loc);
+    }
+  } m;
+  m.lj = &lj;
+  m.moved = &moved;
+  m.prog = &prog;
+  return m.mutate(body);
+}
+
+// The loops d.loop names: itself, or for <g, *, i, v> the loop v of stage i in each copy of
+// g, which must exist in every one of them.
+std::vector<LoopName> target_loops(const TgtProgram& t, const Directive& d, const Program& prog) {
+  if (d.loop.spec != LoopName::kEverySpec) return {d.loop};
+  std::vector<LoopName> out;
+  std::vector<std::string> missing;
+  for (int64_t j : copies_of(t.body, d.loop.func.text)) {
+    LoopName lj = d.loop;
+    lj.spec = j;
+    if (find_loop(t.body, lj)) out.push_back(lj);
+    else missing.push_back(loop_text(lj));
+  }
+  if (!missing.empty())
+    reject(prog, d, fmt::format("compute_at({}, {}): {} does not exist, so the loop is not in every specialization "
+                                "of '{}' (semantics decision 19); {}",
+                                d.func.text, loop_text(d.loop), fmt::join(missing, " and "), d.loop.func.text,
+                                loops_list(t.body, d.loop.func.text)));
+  return out;
+}
+
+// Is loop v of stage i in every copy of its func? Then <g, *, i, v> is what a writer of a
+// loop in one copy probably meant.
+bool in_every_copy(const Stmt& body, const LoopName& l) {
+  for (int64_t j : copies_of(body, l.func.text)) {
+    LoopName lj = l;
+    lj.spec = j;
+    if (!find_loop(body, lj)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -540,7 +683,7 @@ TgtProgram apply_specialize(const TgtProgram& t, const Directive& d, const Progr
   const auto& l = as<LabelStmt>(label);
   auto copy = [&](int64_t j) {
     Respecialize r;
-    r.f = f;
+    r.funcs = {f};
     r.j = j;
     return make_label(copy_label(f, j), r.mutate(l.body), l.body->loc);
   };
@@ -562,19 +705,42 @@ TgtProgram apply_specialize(const TgtProgram& t, const Directive& d, const Progr
 }
 
 // S(compute_at(f, ℓ), T) (§2.8.3, SEMANTICS.md): `label f: ...` moves to the start of ℓ's body.
+//
+// compute_at(f, <g, *, i, v>) (semantics decision 19, Halide's LoopLevel in a specialized
+// consumer) puts a copy of f's computation at the start of loop v in each copy j of g; copy
+// j computes, and g's copy j reads, f's specialization j (every stage, the last included:
+// the copies run in different scopes, so no hole is shared).
 TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Program& prog) {
   require_producer(d, prog);
   const std::string& f = d.func.text;
-  LoopSite site = require_loop(t, d, prog);
-  if (std::find(site.labels.begin(), site.labels.end(), f) != site.labels.end())
-    reject(prog, d, fmt::format("compute_at cannot compute '{}' inside loop {}, which is part of '{}''s own "
-                                "computation (Lemma 2.5: f's computation must precede every access to f)",
-                                f, loop_text(d.loop), f));
+  std::vector<LoopName> targets = target_loops(t, d, prog);
+  for (const LoopName& lj : targets) {
+    LoopSite site = require_loop(t, d, prog, lj);
+    if (std::find(site.labels.begin(), site.labels.end(), f) != site.labels.end())
+      reject(prog, d, fmt::format("compute_at cannot compute '{}' inside loop {}, which is part of '{}''s own "
+                                  "computation (Lemma 2.5: f's computation must precede every access to f)",
+                                  f, loop_text(lj), f));
+  }
   Stmt label;
   Stmt body = extract(t.body, [&](const Stmt& s) { return is_func_label(s, f); }, label);
   if (!label) throw std::logic_error("compute_at: no 'label " + f + "' in the program");
   TgtProgram out = t;
-  out.body = insert_at_loop_start(body, d.loop, label, f, prog);
+  if (d.loop.spec != LoopName::kEverySpec) {
+    out.body = insert_at_loop_start(body, d.loop, label, f, prog);
+  } else {
+    bool specialized = false;
+    std::set<std::string> moved = funcs_computed_in(label, prog, &specialized);
+    if (specialized)
+      reject(prog, d, fmt::format("compute_at({}, {}): '{}' (or a func computed inside it) is specialized itself; a "
+                                  "computation copied into every specialization of '{}' must not be (semantics "
+                                  "decision 19). Compute it at a loop of one specialization, or outside '{}'",
+                                  f, loop_text(d.loop), f, d.loop.func.text, d.loop.func.text));
+    for (const LoopName& lj : targets) {
+      body = insert_at_loop_start(body, lj, label, f, prog);
+      body = respecialize_at_loop(body, lj, moved, prog);
+    }
+    out.body = body;
+  }
   std::string accessed, accessor;
   std::optional<std::string> why;
   if (!later_compute_at(prog, d)) why = first_dominance_violation(out, prog, &accessed, &accessor);
@@ -598,11 +764,21 @@ TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Progr
                         ? std::string()
                         : fmt::format(", or compute '{}' inside {} too", accessor, loop_text(blamed->loop)))});
   if (why) {
-    if (consumer_reads_in_other_spec(out.body, f, d.loop))
+    if (d.loop.spec != LoopName::kEverySpec && consumer_reads_in_other_spec(out.body, f, d.loop)) {
+      LoopName every = d.loop;
+      every.spec = LoopName::kEverySpec;
+      if (in_every_copy(t.body, d.loop))
+        reject(prog, d, fmt::format("compute_at({}, {}): loop {} is one specialization's copy of a loop every "
+                                    "specialization of '{}' has, and the others also read '{}': write {} to compute "
+                                    "'{}' in each of them, as Halide's LoopLevel({}, {}) does (semantics decision "
+                                    "19): {}",
+                                    f, loop_text(d.loop), loop_text(d.loop), d.loop.func.text, f, loop_text(every), f,
+                                    d.loop.func.text, d.loop.var.text, *why));
       reject(prog, d, fmt::format("compute_at({}, {}): loop {} exists in only one specialization of '{}', whose "
                                   "other specializations also read '{}' (Lemma 2.5; Halide rejects this too, "
                                   "TARGETS.md): {}",
                                   f, loop_text(d.loop), loop_text(d.loop), d.loop.func.text, f, *why));
+    }
     reject(prog, d, fmt::format("compute_at({}, {}) would break dominance (Lemma 2.5: f's computation must "
                                 "precede every access to f outside it, and f's allocation must precede both): {}",
                                 f, loop_text(d.loop), *why));

@@ -158,6 +158,9 @@ struct Pipeline {
 
 // ---------------------------------------------------------------- the schedule
 struct LoopName {  // <func, specialization, stage, var>
+  // `<f, *, i, v>`: the loop v of stage i in every specialization of f, which only
+  // compute_at accepts (semantics decision 19: the producer is computed in each copy).
+  static constexpr int64_t kEverySpec = -1;
   Name func;
   int64_t spec = 0;
   int64_t stage = 0;

@@ -204,7 +204,7 @@ class ParserCore {
   // ---------------------------------------------------------------- shared rules
   Name name(std::string_view what);
   std::vector<Name> names_in_parens(std::string_view after, std::string_view what);
-  LoopName loop_name();
+  LoopName loop_name(bool every_spec = false);  // every_spec: `*` may stand for the specialization
   // A non-negative integer literal fitting in 64 bits: the `what` (e.g. "stage index") of
   // the `owner` (e.g. "loop name"); `alternatives` says what may stand there.
   int64_t index(std::string_view what, std::string_view owner, std::string_view alternatives = "an integer");

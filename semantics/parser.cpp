@@ -274,7 +274,13 @@ Directive Parser::directive() {
 void Parser::directive_arg(Directive& d, const DirectiveParam& param) {
   switch (param.arg) {
     case DirectiveArg::Func: d.func = name("a func name"); return;
-    case DirectiveArg::Loop: d.loop = loop_name(); return;
+    case DirectiveArg::Loop:
+      d.loop = loop_name(/*every_spec=*/true);
+      if (d.loop.spec == LoopName::kEverySpec && d.kind != DirectiveKind::ComputeAt)
+        fail(d.loop.loc, fmt::format("{} names one loop: '*' (the loop in every specialization) is accepted only by "
+                                     "compute_at",
+                                     directive_name(d.kind)));
+      return;
     case DirectiveArg::Name: d.names.push_back(name("a variable name")); return;
     case DirectiveArg::Expression: d.exprs.push_back(expr().expr); return;
     case DirectiveArg::Expressions:
@@ -358,7 +364,7 @@ std::string ParserCore::resolve(const std::string& name) const {
   return name;
 }
 
-LoopName ParserCore::loop_name() {
+LoopName ParserCore::loop_name(bool every_spec) {
   if (!at("<")) fail_expected("a loop name <f, j, i, v>");
   const Token& open = advance();
   LoopName l;
@@ -366,7 +372,9 @@ LoopName ParserCore::loop_name() {
   constexpr std::string_view kIn = "in the loop name <f, j, i, v>";
   l.func = name("a func name");
   expect(",", kIn);
-  l.spec = index("specialization index", "loop name");
+  l.spec = every_spec && accept("*") ? LoopName::kEverySpec
+                                     : index("specialization index", "loop name",
+                                             every_spec ? "an integer, or '*' for every specialization" : "an integer");
   expect(",", kIn);
   l.stage = index("stage index", "loop name");
   expect(",", kIn);

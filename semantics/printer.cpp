@@ -122,6 +122,7 @@ std::string print_expr(const Expr& e) {
 }
 
 std::string print_loop_name(const LoopName& l) {
+  if (l.spec == LoopName::kEverySpec) return fmt::format("<{}, *, {}, {}>", l.func.text, l.stage, l.var.text);
   return fmt::format("<{}, {}, {}, {}>", l.func.text, l.spec, l.stage, l.var.text);
 }
 

@@ -18,6 +18,7 @@
 
 #include <catch2/catch.hpp>
 #include "tests/support.hpp"
+#include "tests/cli_support.hpp"
 
 using namespace halo;
 using halo::test::parse_valid;
@@ -226,15 +227,117 @@ TEST_CASE("store_at rejects an allocation that no longer precedes the computatio
 
 TEST_CASE("compute_at rejects a loop that exists in only one specialization of the consumer (TARGETS.md)",
           "[schedule]") {
+  // x is split in copy 1 only: xo exists in one specialization, and copy 0 still reads h.
   const std::string src = R"(
 pipeline f(n) {
   fun h(x) = { x + n }
   fun g(x) = { h[x] * 2 }
   fun f(x) = { g[x] }
 }
-schedule { specialize(g, n > 0); compute_at(h, <g, 1, 0, x>); }
+schedule { specialize(g, n > 0); split(<g, 1, 0, x>, xo, xi, 2, guard); compute_at(h, <g, 1, 0, xo>); }
 )";
-  check_rejected(src, 1, "loop <g, 1, 0, x> exists in only one specialization of 'g'");
+  check_rejected(src, 2, "loop <g, 1, 0, xo> exists in only one specialization of 'g'");
+  // <g, *, 0, xo> asks for the loop in every copy, and says which copy lacks it.
+  std::string every = src;
+  every.replace(every.find("<g, 1, 0, xo>)"), 13, "<g, *, 0, xo>");
+  check_rejected(every, 2, "<g, 0, 0, xo> does not exist, so the loop is not in every specialization of 'g'");
+}
+
+// A loop in every specialization (semantics decision 19): the program of the test above
+// with x split in both copies, so <g, *, 0, xo> exists and h is computed in each copy.
+const std::string kEverySpec = R"(
+pipeline f(n) {
+  fun h(x) = { x + n }
+  fun g(x) = { h[x] * 2 }
+  fun f(x) = { g[x] }
+}
+)";
+
+TEST_CASE("compute_at at one copy of a loop every specialization has suggests <g, *, i, v>", "[schedule]") {
+  check_rejected(kEverySpec + "schedule { specialize(g, n > 0); compute_at(h, <g, 1, 0, x>); }\n", 1,
+                 "write <g, *, 0, x> to compute 'h' in each of them, as Halide's LoopLevel(g, x) does");
+}
+
+TEST_CASE("compute_at(f, <g, *, i, v>) computes f in every specialization of g, each copy its own", "[schedule]") {
+  Program p = parse_valid(kEverySpec + R"(
+schedule {
+  specialize(g, n > 0);
+  split(<g, 1, 0, x>, xo, xi, 2, guard);
+  split(<g, 0, 0, x>, xo, xi, 3, guard);
+  compute_at(h, <g, *, 0, xo>);
+}
+realize (n = 4) over (0, 7)
+)");
+  TgtProgram t = schedule_pipeline(p);
+  std::string text = print_tgt(t);
+  INFO(text);
+  // One computation of h per copy of g, at the start of that copy's xo loop; copy j's
+  // holes, stores and the reads of g's copy j all carry specialization j (none is shared).
+  CHECK(text.find("?cpu<h, 1, 0, x>.min") != std::string::npos);
+  CHECK(text.find("?cpu<h, 0, 0, x>.min") != std::string::npos);
+  CHECK(text.find("?cpu<h, *") == std::string::npos);
+  CHECK(text.find("h^(0, 1)[x]") != std::string::npos);
+  CHECK(text.find("h^(0, 0)[x]") != std::string::npos);
+  CHECK(text.find("h^(0, *)") == std::string::npos);
+  // Both specializations run, recompute h per strip and agree with the algorithm.
+  for (int64_t n : {4, -2}) {
+    RunResult r = end_to_end(p, InputOverrides{{"n=" + std::to_string(n)}, {}});
+    CHECK(r.status == RunStatus::Ok);
+    CHECK(allocation_count(r, "h") == 1);  // stored at root: one buffer for every strip
+    CHECK(r.stats.at("h").stores >= 7);
+  }
+}
+
+TEST_CASE("copies in every specialization compose: chains, nesting and any directive order", "[schedule]") {
+  const std::string pipe = R"(
+pipeline f(n) {
+  fun a(x) = { x * 3 + n }
+  fun h(x) = { a[x - 1] + a[x + 1] }
+  fun g(x) = { h[x] * 2 + a[x] }
+  fun f(x) = { g[x] }
+}
+)";
+  // a is read by both h and g: computed per copy beside h, listed before or after it.
+  for (const char* order : {"compute_at(a, <g, *, 0, xo>); compute_at(h, <g, *, 0, xo>);",
+                            "compute_at(h, <g, *, 0, xo>); compute_at(a, <g, *, 0, xo>);",
+                            // a inside h's loop, h copied afterwards: a is copied with it
+                            "compute_at(a, <h, 0, 0, x>); compute_at(h, <g, *, 0, xo>);"}) {
+    INFO(order);
+    std::string src = pipe + "schedule { specialize(g, n > 0); split(<g, 1, 0, x>, xo, xi, 2, guard); "
+                             "split(<g, 0, 0, x>, xo, xi, 4, round); " +
+                      order + " }\nrealize (n = 2) over (-3, 9)\n";
+    Program p = parse_valid(src);
+    if (std::string(order).find("<h, 0, 0, x>") != std::string::npos) {
+      // g reads a outside h's loop, so a in h's loop does not dominate g's read.
+      check_rejected(src, 3, "would not be preceded by the computation of 'a'");
+      continue;
+    }
+    for (int64_t n : {2, -1}) end_to_end(p, InputOverrides{{"n=" + std::to_string(n)}, {}});
+  }
+  // Nesting: h in every copy of g, then a at h's loop in every copy of h.
+  Program nested = parse_valid(pipe + R"(
+schedule {
+  specialize(g, n > 0);
+  split(<g, 1, 0, x>, xo, xi, 2, guard);
+  split(<g, 0, 0, x>, xo, xi, 4, guard);
+  compute_at(h, <g, *, 0, xo>);
+  compute_at(a, <g, *, 0, xo>);
+}
+realize (n = 2) over (0, 9)
+)");
+  for (int64_t n : {2, -1}) end_to_end(nested, InputOverrides{{"n=" + std::to_string(n)}, {}});
+}
+
+TEST_CASE("'*' is a loop in every specialization for compute_at only, and the copied func may not be specialized",
+          "[schedule]") {
+  test::require_error([](const std::string& s) { parse_valid(s); },
+                      kEverySpec + "schedule { split(<g, *, 0, x>, xo, xi, 2, guard); }\n", "<test>", "7:18",
+                      "'*' (the loop in every specialization) is accepted only by compute_at");
+  check_rejected(kEverySpec + "schedule { specialize(g, n > 0); specialize(h, n > 1); compute_at(h, <g, *, 0, x>); }\n",
+                 2, "'h' (or a func computed inside it) is specialized itself");
+  // Without a specialization, <g, *, i, v> is the loop of copy 0.
+  Program p = parse_valid(kEverySpec + "schedule { compute_at(h, <g, *, 0, x>); }\nrealize (n = 1) over (0, 5)\n");
+  end_to_end(p);
 }
 
 TEST_CASE("specialize rejects a second specialization of the same func", "[schedule]") {
@@ -357,4 +460,18 @@ schedule { compute_at(h, <g, 0, 0, x>); compute_at(g, <f, 0, 0, x>); }
                  "compute_at(h, <g, 0, 0, x>) breaks dominance in the schedule as a whole (Lemma 2.5: f's "
                  "computation must precede every access to f outside it): the read of 'h' in 'f'");
   check_rejected(src, 0, "Move this directive to a loop that encloses every use of 'h'");
+}
+
+TEST_CASE("halo oracle --target halide@all: a producer computed at a loop of every specialization",
+          "[schedule][halide][cli]") {
+  // Halide accepts bx.compute_at(out, yo) when every specialization of out has yo; halo's
+  // <out, *, 0, yo> is that placement, run in each installed Halide for both branches.
+  for (const char* w : {"w=10", "w=3"}) {
+    test::CliResult r = test::run_halo({"oracle", std::string(HALO_SOURCE_DIR) + "/examples/specialized_blur.halo",
+                                        "--target", "halide@all", "--param", w});
+    INFO(w << "\n" << r.out << r.err);
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("verdict: holds"));
+    CHECK_THAT(r.out, Catch::Contains("14.0.0    pass"));
+  }
 }

@@ -24,5 +24,12 @@ TEST_CASE("property: scheduled programs completed by β0 satisfy Theorems 2.1 an
     OracleVerdict v = test::require_beta0_theorems(p, schedule_pipeline(p));
     RC_ASSERT(v.memory_safe && v.confluent);
     RC_CLASSIFY(!p.schedule->empty(), "scheduled");
+    bool specialized = false, every_spec = false;
+    for (const Directive& d : *p.schedule) {
+      specialized |= d.kind == DirectiveKind::Specialize;
+      every_spec |= d.kind == DirectiveKind::ComputeAt && d.loop.spec == LoopName::kEverySpec && specialized;
+    }
+    RC_CLASSIFY(specialized, "specialized");
+    RC_CLASSIFY(every_spec, "compute_at in every specialization");
   });
 }

@@ -453,11 +453,15 @@ class Translator {
       }
       case DirectiveKind::ComputeAt:
       case DirectiveKind::StoreAt: {
-        auto& ls = stage_loops(d.loop);
-        size_t k = loop_index(ls, d.loop);
+        // <g, *, i, v> is what a Halide LoopLevel means in a specialized consumer: the loop v
+        // of every specialization. Its fallback copy (0) names the same variable.
+        LoopName at = d.loop;
+        if (at.spec == LoopName::kEverySpec) at.spec = 0;
+        auto& ls = stage_loops(at);
+        size_t k = loop_index(ls, at);
         c.kind = d.kind == DirectiveKind::ComputeAt ? HlCall::Kind::ComputeAt : HlCall::Kind::StoreAt;
         c.func = d.func.text;
-        c.at = ref(d.loop);
+        c.at = ref(at);
         c.loops = {ls[k].loop};
         const FuncDef* consumer = prog_.pipeline.find(d.loop.func.text);
         if (consumer && consumer->stage_count() > 1)
@@ -466,7 +470,7 @@ class Translator {
               "LoopLevel({}, {}), which Halide resolves in every stage of {} that uses {}; Lemma 2.5 (dominance) "
               "lets only stage {} use it, so the two places coincide",
               print_directive(d), d.loop.func.text, d.loop.var.text, d.loop.func.text, d.func.text, d.loop.stage));
-        if (d.loop.spec != 0)
+        if (d.loop.spec != 0 && d.loop.spec != LoopName::kEverySpec)
           plan_.notes.push_back(fmt::format(
               "{}: a Halide LoopLevel cannot name a specialization; it names loop {} in every specialization "
               "of {} that has it",
