@@ -14,6 +14,20 @@
 namespace halo {
 
 TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Program& prog) {
+  if (is_halide_only(d.kind))
+    throw InputError(Diagnostic{
+        prog.file, d.loc,
+        fmt::format("'{}' is one of Halide's own directives, outside the formal model (fig. 2.11): halo cannot "
+                    "lower or complete it, so only `--target halide` runs it (docs/halide.md, \"Halide-only "
+                    "directives\")",
+                    directive_name(d.kind))});
+  if (d.kind == DirectiveKind::Split && is_halide_only(d.tail))
+    throw InputError(Diagnostic{
+        prog.file, d.loc,
+        fmt::format("the tail strategy '{}' is Halide's, outside the formal model (fig. 2.11 has guard, shift and "
+                    "round): halo cannot lower it, so only `--target halide` runs it (docs/halide.md, "
+                    "\"Halide-only directives\")",
+                    tail_name(d.tail))});
   switch (d.kind) {
     case DirectiveKind::Split: return apply_split(t, d, prog);
     case DirectiveKind::Fuse: return apply_fuse(t, d, prog);
@@ -25,6 +39,11 @@ TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Progra
     case DirectiveKind::Bound: return apply_bound(t, d, prog);
     case DirectiveKind::BoundExtent: return apply_bound_extent(t, d, prog);
     case DirectiveKind::AlignBounds: return apply_align_bounds(t, d, prog);
+    case DirectiveKind::Rfactor:
+    case DirectiveKind::ComputeWith:
+    case DirectiveKind::FoldStorage:
+    case DirectiveKind::Async:
+    case DirectiveKind::HoistStorage: break;  // rejected above
   }
   throw std::logic_error("apply_directive: unknown directive kind");
 }
@@ -50,6 +69,18 @@ Stmt with_startup_checks(const std::vector<Expr>& checks, Stmt body, SourceLoc a
   for (const Expr& c : checks) seq.push_back(make_assert(c, at));
   seq.push_back(std::move(body));
   return make_seq(std::move(seq), at);
+}
+
+Program formal_part(const Program& prog) {
+  if (!prog.schedule) return prog;
+  Program out = prog;
+  out.schedule->clear();
+  for (const Directive& d : *prog.schedule) {
+    if (is_halide_only(d.kind)) continue;
+    out.schedule->push_back(d);
+    if (d.kind == DirectiveKind::Split && is_halide_only(d.tail)) out.schedule->back().tail = TailStrategy::Guard;
+  }
+  return out;
 }
 
 TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps) {

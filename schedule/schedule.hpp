@@ -24,6 +24,12 @@ TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Progra
 // receives L(P) followed by the program after each directive.
 TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps = nullptr);
 
+// The part of a schedule that fig. 2.11 describes, for candidates that run Halide's own
+// directives (docs/halide.md, "Halide-only directives"): those directives dropped, and a
+// split with one of Halide's tails read as a guard split (the same loops vo and vi). halo
+// checks this part with its own rules; the candidate is judged on the whole schedule.
+Program formal_part(const Program& prog);
+
 // ---- the rewrites, one file each (schedule/loops.cpp, schedule/placement.cpp) ----------
 // Loops phase (§2.8.2): the loop named d.loop in T.
 TgtProgram apply_split(const TgtProgram& t, const Directive& d, const Program& prog);

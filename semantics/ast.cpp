@@ -111,6 +111,11 @@ const char* directive_name(DirectiveKind k) {
     case DirectiveKind::Bound: return "bound";
     case DirectiveKind::BoundExtent: return "bound_extent";
     case DirectiveKind::AlignBounds: return "align_bounds";
+    case DirectiveKind::Rfactor: return "rfactor";
+    case DirectiveKind::ComputeWith: return "compute_with";
+    case DirectiveKind::FoldStorage: return "fold_storage";
+    case DirectiveKind::Async: return "async";
+    case DirectiveKind::HoistStorage: return "hoist_storage";
   }
   return "?";
 }
@@ -119,6 +124,10 @@ const char* tail_name(TailStrategy t) {
     case TailStrategy::Guard: return "guard";
     case TailStrategy::Shift: return "shift";
     case TailStrategy::Round: return "round";
+    case TailStrategy::Predicate: return "predicate";
+    case TailStrategy::PredicateLoads: return "predicate_loads";
+    case TailStrategy::PredicateStores: return "predicate_stores";
+    case TailStrategy::Auto: return "auto";
   }
   return "?";
 }
@@ -139,8 +148,21 @@ int directive_phase(DirectiveKind k) {
     case DirectiveKind::ComputeAt: return 2;
     case DirectiveKind::StoreAt: return 3;
     case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds: return 4;
+    case DirectiveKind::Rfactor: return 1;
+    case DirectiveKind::ComputeWith: case DirectiveKind::Async: return 2;
+    case DirectiveKind::FoldStorage: case DirectiveKind::HoistStorage: return 3;
   }
   return 0;
+}
+bool is_halide_only(DirectiveKind k) {
+  return k == DirectiveKind::Rfactor || k == DirectiveKind::ComputeWith || k == DirectiveKind::FoldStorage ||
+         k == DirectiveKind::Async || k == DirectiveKind::HoistStorage;
+}
+bool is_halide_only(TailStrategy t) {
+  return t != TailStrategy::Guard && t != TailStrategy::Shift && t != TailStrategy::Round;
+}
+bool is_halide_only(const Directive& d) {
+  return is_halide_only(d.kind) || (d.kind == DirectiveKind::Split && is_halide_only(d.tail));
 }
 
 namespace {
@@ -176,7 +198,12 @@ bool same_directive(const Directive& a, const Directive& b) {
     case DirectiveKind::Traverse: return a.loop == b.loop && a.order == b.order;
     case DirectiveKind::ComputeAt: case DirectiveKind::StoreAt: return a.func == b.func && a.loop == b.loop;
     case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds:
+    case DirectiveKind::FoldStorage:
       return a.func == b.func && a.names == b.names && same_exprs(a.exprs, b.exprs);
+    case DirectiveKind::Rfactor: return a.loop == b.loop && a.names == b.names;
+    case DirectiveKind::ComputeWith: return a.loop == b.loop && a.with == b.with;
+    case DirectiveKind::Async: return a.func == b.func;
+    case DirectiveKind::HoistStorage: return a.func == b.func && a.loop == b.loop;
   }
   return false;
 }

@@ -186,16 +186,26 @@ std::optional<LoopName> split_qualified_var(const std::string& name);
 std::string short_var(const std::string& name);
 
 enum class DirectiveKind : uint8_t {
-  Specialize, Split, Fuse, Swap, Traverse, ComputeAt, StoreAt, Bound, BoundExtent, AlignBounds
+  Specialize, Split, Fuse, Swap, Traverse, ComputeAt, StoreAt, Bound, BoundExtent, AlignBounds,
+  // Halide's own directives, outside fig. 2.11 (docs/halide.md, "Halide-only directives"):
+  // only `--target halide` runs them; halo's own lowering rejects them.
+  Rfactor, ComputeWith, FoldStorage, Async, HoistStorage
 };
-enum class TailStrategy : uint8_t { Guard, Shift, Round };
+// guard, shift, round are fig. 2.11's; the predicate tails and auto are Halide's only.
+enum class TailStrategy : uint8_t { Guard, Shift, Round, Predicate, PredicateLoads, PredicateStores, Auto };
 enum class Traversal : uint8_t { Serial, Parallel, Vectorized, Unrolled };
 
 const char* directive_name(DirectiveKind k);
 const char* tail_name(TailStrategy t);
 const char* traversal_name(Traversal t);
-// Phase of fig. 2.11: 0 specialize, 1 loops, 2 compute, 3 storage, 4 bounds.
+// Phase of fig. 2.11: 0 specialize, 1 loops, 2 compute, 3 storage, 4 bounds. Halide's own
+// directives take the phase of the directive they resemble (rfactor a loop directive,
+// compute_with and async compute, fold_storage and hoist_storage storage).
 int directive_phase(DirectiveKind k);
+// A directive outside fig. 2.11: one of Halide's own, or a split with one of Halide's tails.
+bool is_halide_only(DirectiveKind k);
+bool is_halide_only(TailStrategy t);
+bool is_halide_only(const struct Directive& d);
 
 // One directive; which fields are meaningful depends on `kind`:
 //   specialize(func, exprs...)          split(loop, names[0], names[1], exprs[0], tail)
@@ -203,10 +213,14 @@ int directive_phase(DirectiveKind k);
 //   compute_at(func, loop)              store_at(func, loop)
 //   bound(func, names[0], exprs[0], exprs[1])    bound_extent(func, names[0], exprs[0])
 //   align_bounds(func, names[0], exprs[0], exprs[1])
+// and Halide's own:
+//   rfactor(loop, names[0])             compute_with(loop, with)
+//   fold_storage(func, names[0], exprs[0])       async(func)     hoist_storage(func, loop)
 struct Directive {
   DirectiveKind kind = DirectiveKind::Swap;
   Name func;
   LoopName loop;
+  LoopName with;  // compute_with: the stage and loop computed with
   std::vector<Name> names;
   std::vector<Expr> exprs;
   TailStrategy tail = TailStrategy::Guard;

@@ -189,9 +189,14 @@ constexpr std::array kBound = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression
 constexpr std::array kBoundExtent = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "len"}};
 constexpr std::array kAlignBounds = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "modulus"},
                                      P{A::Expression, "remainder"}};
+constexpr std::array kRfactor = {P{A::Loop, "<f, j, i, r>"}, P{A::Name, "v"}};
+constexpr std::array kComputeWith = {kLoop, P{A::With, "<g, j, i, w>"}};
+constexpr std::array kFoldStorage = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "extent"}};
+constexpr std::array kAsync = {P{A::Func, "f"}};
 
-// In the order of fig. 2.11's phases, which is also the order error messages list them in.
-const std::array<DirectiveSyntax, 10> kDirectives = {{
+// In the order of fig. 2.11's phases, which is also the order error messages list them in;
+// Halide's own directives last.
+const std::array<DirectiveSyntax, 15> kDirectives = {{
     {DirectiveKind::Specialize, kSpecialize},
     {DirectiveKind::Split, kSplit},
     {DirectiveKind::Fuse, kFuse},
@@ -202,6 +207,11 @@ const std::array<DirectiveSyntax, 10> kDirectives = {{
     {DirectiveKind::Bound, kBound},
     {DirectiveKind::BoundExtent, kBoundExtent},
     {DirectiveKind::AlignBounds, kAlignBounds},
+    {DirectiveKind::Rfactor, kRfactor},
+    {DirectiveKind::ComputeWith, kComputeWith},
+    {DirectiveKind::FoldStorage, kFoldStorage},
+    {DirectiveKind::Async, kAsync},
+    {DirectiveKind::HoistStorage, kComputeAt},
 }};
 
 // The enumerators of a small enum whose name function is `name_of`, looked up by name.
@@ -269,7 +279,10 @@ std::string directive_usage(DirectiveKind kind) {
 }
 
 std::optional<TailStrategy> tail_strategy(std::string_view name) {
-  constexpr std::array all = {TailStrategy::Guard, TailStrategy::Shift, TailStrategy::Round};
+  constexpr std::array all = {TailStrategy::Guard,          TailStrategy::Shift,
+                              TailStrategy::Round,          TailStrategy::Predicate,
+                              TailStrategy::PredicateLoads, TailStrategy::PredicateStores,
+                              TailStrategy::Auto};
   return lookup(name, all, tail_name);
 }
 

@@ -77,6 +77,7 @@ Precedence precedence(Op op);
 enum class DirectiveArg : uint8_t {
   Func,         // a func name -> func
   Loop,         // <f, spec, stage, var> -> loop
+  With,         // a second loop <g, spec, stage, var> -> with (compute_with)
   Name,         // a variable name -> names (in order)
   Expression,   // an expression -> exprs (in order)
   Expressions,  // one or more expressions, the rest of the arguments -> exprs

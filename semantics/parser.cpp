@@ -246,10 +246,6 @@ Directive Parser::directive() {
     std::string known;
     for (const auto& d : all_directives())
       known += fmt::format("{}{}", known.empty() ? "" : ", ", directive_name(d.kind));
-    if (t.kind == TokenKind::Identifier && t.text == "compute_with")  // thesis §2.9, "Compute-with directive"
-      fail(t.loc, fmt::format("compute_with is out of scope: it ignored the order of a func's stages and its "
-                              "specializations (thesis §2.9) and Halide deprecated it; the directives are {}",
-                              known));
     if (t.kind == TokenKind::Identifier)
       fail(t.loc, fmt::format("unknown directive '{}'; the directives are {}", t.text, known));
     fail_expected(fmt::format("a directive ({})", known));
@@ -281,6 +277,7 @@ void Parser::directive_arg(Directive& d, const DirectiveParam& param) {
                                      "compute_at",
                                      directive_name(d.kind)));
       return;
+    case DirectiveArg::With: d.with = loop_name(); return;
     case DirectiveArg::Name: d.names.push_back(name("a variable name")); return;
     case DirectiveArg::Expression: d.exprs.push_back(expr().expr); return;
     case DirectiveArg::Expressions:

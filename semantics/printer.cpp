@@ -133,6 +133,7 @@ std::string print_directive(const Directive& d) {
     switch (param.arg) {
       case DirectiveArg::Func: args.push_back(d.func.text); break;
       case DirectiveArg::Loop: args.push_back(print_loop_name(d.loop)); break;
+      case DirectiveArg::With: args.push_back(print_loop_name(d.with)); break;
       case DirectiveArg::Name: args.push_back(d.names.at(names++).text); break;
       case DirectiveArg::Expression: args.push_back(print_expr(d.exprs.at(exprs++))); break;
       case DirectiveArg::Expressions:

@@ -469,7 +469,12 @@ std::vector<const Name*> directive_funcs(const Directive& d) {
     case DirectiveKind::Swap:
     case DirectiveKind::Traverse: return {&d.loop.func};
     case DirectiveKind::ComputeAt:
-    case DirectiveKind::StoreAt: return {&d.func, &d.loop.func};
+    case DirectiveKind::StoreAt:
+    case DirectiveKind::HoistStorage: return {&d.func, &d.loop.func};
+    case DirectiveKind::Rfactor: return {&d.loop.func};
+    case DirectiveKind::ComputeWith: return {&d.loop.func, &d.with.func};
+    case DirectiveKind::FoldStorage:
+    case DirectiveKind::Async: return {&d.func};
   }
   return {};
 }
@@ -493,6 +498,7 @@ std::string directive_expr_role(const Directive& d, size_t k) {
     case DirectiveKind::Bound: role = k == 0 ? "the minimum" : "the length"; break;
     case DirectiveKind::BoundExtent: role = "the length"; break;
     case DirectiveKind::AlignBounds: role = k == 0 ? "the modulus" : "the remainder"; break;
+    case DirectiveKind::FoldStorage: role = "the extent"; break;
     default: break;
   }
   return fmt::format("{} of '{}'", role, directive_name(d.kind));

@@ -159,11 +159,16 @@ Directive random_directive() {
   d.kind = *rc::gen::elementOf(std::vector<DirectiveKind>{
       DirectiveKind::Specialize, DirectiveKind::Split, DirectiveKind::Fuse, DirectiveKind::Swap,
       DirectiveKind::Traverse, DirectiveKind::ComputeAt, DirectiveKind::StoreAt, DirectiveKind::Bound,
-      DirectiveKind::BoundExtent, DirectiveKind::AlignBounds});
+      DirectiveKind::BoundExtent, DirectiveKind::AlignBounds, DirectiveKind::Rfactor, DirectiveKind::ComputeWith,
+      DirectiveKind::FoldStorage, DirectiveKind::Async, DirectiveKind::HoistStorage});
   for (const auto& param : directive_syntax(d.kind).params) {
     switch (param.arg) {
       case DirectiveArg::Func: d.func = random_name(); break;
-      case DirectiveArg::Loop: d.loop = random_loop(); break;
+      case DirectiveArg::Loop:
+        d.loop = random_loop();
+        if (d.kind == DirectiveKind::ComputeAt && *rc::gen::arbitrary<bool>()) d.loop.spec = LoopName::kEverySpec;
+        break;
+      case DirectiveArg::With: d.with = random_loop(); break;
       case DirectiveArg::Name: d.names.push_back(random_name()); break;
       case DirectiveArg::Expression: d.exprs.push_back(random_expr(2)); break;
       case DirectiveArg::Expressions:
@@ -171,7 +176,8 @@ Directive random_directive() {
         d.exprs.push_back(random_expr(2));
         break;
       case DirectiveArg::Tail:
-        d.tail = *rc::gen::element(TailStrategy::Guard, TailStrategy::Shift, TailStrategy::Round);
+        d.tail = *rc::gen::element(TailStrategy::Guard, TailStrategy::Shift, TailStrategy::Round, TailStrategy::Predicate,
+                                   TailStrategy::PredicateLoads, TailStrategy::PredicateStores, TailStrategy::Auto);
         break;
       case DirectiveArg::Order:
         d.order = *rc::gen::element(Traversal::Serial, Traversal::Parallel, Traversal::Vectorized,

@@ -36,6 +36,10 @@ const char* tail_cpp(TailStrategy t) {
     case TailStrategy::Guard: return "TailStrategy::GuardWithIf";
     case TailStrategy::Shift: return "TailStrategy::ShiftInwards";
     case TailStrategy::Round: return "TailStrategy::RoundUp";
+    case TailStrategy::Predicate: return "TailStrategy::Predicate";
+    case TailStrategy::PredicateLoads: return "TailStrategy::PredicateLoads";
+    case TailStrategy::PredicateStores: return "TailStrategy::PredicateStores";
+    case TailStrategy::Auto: return "TailStrategy::Auto";
   }
   return "TailStrategy::GuardWithIf";
 }
@@ -69,6 +73,15 @@ std::string call_cpp(const HlCall& c) {
     case HlCall::Kind::AlignBounds:
       return fmt::format("{}.align_bounds({}, {}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]),
                          hl_expr_cpp(c.exprs[1]));
+    case HlCall::Kind::Rfactor:
+      return fmt::format("{}.rfactor({}, {}).compute_root();", st, loop(0), loop(1));
+    case HlCall::Kind::ComputeWith:
+      return fmt::format("{}.compute_with({}, {});", st, cpp_stage(c.at), loop(0));
+    case HlCall::Kind::FoldStorage:
+      return fmt::format("{}.fold_storage({}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]));
+    case HlCall::Kind::Async: return fmt::format("{}.async();", cpp_func(c.func));
+    case HlCall::Kind::HoistStorage:
+      return fmt::format("{}.hoist_storage(LoopLevel({}, {}));", cpp_func(c.func), cpp_func(c.at.func), loop(0));
   }
   return "";
 }

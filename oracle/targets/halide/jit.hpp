@@ -30,6 +30,10 @@
 
 namespace halo::halide {
 
+// How the worker says that its Halide lacks a directive of the plan (a version check in
+// worker/jit.cpp): the case is not expressible in that version, never a finding.
+inline constexpr const char* kNotInThisVersion = "halo: not in this Halide version";
+
 struct JitOptions {
   std::string target = "host";              // "host", or a Halide target string
   bool memcheck = false;

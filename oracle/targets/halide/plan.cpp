@@ -340,7 +340,8 @@ class Translator {
 
   static bool names_loop(DirectiveKind k) {
     return k == DirectiveKind::Split || k == DirectiveKind::Fuse || k == DirectiveKind::Swap ||
-           k == DirectiveKind::Traverse || k == DirectiveKind::ComputeAt || k == DirectiveKind::StoreAt;
+           k == DirectiveKind::Traverse || k == DirectiveKind::ComputeAt || k == DirectiveKind::StoreAt ||
+           k == DirectiveKind::Rfactor || k == DirectiveKind::ComputeWith || k == DirectiveKind::HoistStorage;
   }
 
   void translate_directive(const Directive& d) {
@@ -478,6 +479,60 @@ class Translator {
         push(std::move(c), d);
         return;
       }
+      case DirectiveKind::Rfactor: {
+        auto& ls = stage_loops(d.loop);
+        size_t k = loop_index(ls, d.loop);
+        if (d.loop.stage == 0 || !ls[k].loop.rvar)
+          throw InputError(Diagnostic{prog_.file, d.loc,
+                                      fmt::format("rfactor names loop {}, which is not a reduction loop of an update "
+                                                  "stage (Halide's rfactor(r, v) makes the reduction variable r pure)",
+                                                  print_loop_name(d.loop))});
+        c.kind = HlCall::Kind::Rfactor;
+        c.stage = ref(d.loop);
+        c.loops = {ls[k].loop, HlLoop{d.names[0].text, false, -1, ""}};
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::ComputeWith: {
+        // Halide fuses the two stages' loops from the outermost down to the named ones, so
+        // they must be at the same depth.
+        auto& mine = stage_loops(d.loop);
+        auto& theirs = stage_loops(d.with);
+        size_t depth = mine.size() - 1 - loop_index(mine, d.loop), with = theirs.size() - 1 - loop_index(theirs, d.with);
+        if (depth != with)
+          throw InputError(Diagnostic{
+              prog_.file, d.loc,
+              fmt::format("compute_with fuses the loops of both stages from the outermost down to the named ones, "
+                          "which must be at the same depth: {} is loop {} from the outside, {} is loop {}",
+                          print_loop_name(d.loop), depth + 1, print_loop_name(d.with), with + 1)});
+        c.kind = HlCall::Kind::ComputeWith;
+        c.stage = ref(d.loop);
+        c.at = ref(d.with);
+        c.loops = {theirs[theirs.size() - 1 - with].loop};
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::FoldStorage:
+        c.kind = HlCall::Kind::FoldStorage;
+        c.func = d.func.text;
+        c.loops = {HlLoop{d.names[0].text, false, -1, ""}};
+        c.exprs = {to_int(startup(d.exprs[0]))};
+        push(std::move(c), d);
+        return;
+      case DirectiveKind::Async:
+        c.kind = HlCall::Kind::Async;
+        c.func = d.func.text;
+        push(std::move(c), d);
+        return;
+      case DirectiveKind::HoistStorage: {
+        auto& ls = stage_loops(d.loop);
+        c.kind = HlCall::Kind::HoistStorage;
+        c.func = d.func.text;
+        c.at = ref(d.loop);
+        c.loops = {ls[loop_index(ls, d.loop)].loop};
+        push(std::move(c), d);
+        return;
+      }
       case DirectiveKind::Bound:
       case DirectiveKind::BoundExtent:
       case DirectiveKind::AlignBounds: {
@@ -513,6 +568,11 @@ const char* call_kind_name(HlCall::Kind k) {
     case HlCall::Kind::Bound: return "bound";
     case HlCall::Kind::BoundExtent: return "bound_extent";
     case HlCall::Kind::AlignBounds: return "align_bounds";
+    case HlCall::Kind::Rfactor: return "rfactor";
+    case HlCall::Kind::ComputeWith: return "compute_with";
+    case HlCall::Kind::FoldStorage: return "fold_storage";
+    case HlCall::Kind::Async: return "async";
+    case HlCall::Kind::HoistStorage: return "hoist_storage";
   }
   return "?";
 }

@@ -93,6 +93,12 @@ struct HlCall {
     Parallel, Vectorize, Unroll, Serial,      // loops = {v}
     ComputeAt, StoreAt,                       // func, at = consumer stage, loops = {v}
     Bound, BoundExtent, AlignBounds,          // func, loops = {pure var}, exprs as in halo
+    // Halide's own directives (docs/halide.md, "Halide-only directives"):
+    Rfactor,       // stage, loops = {the RVar, the new pure Var}; the intermediate is computed at root
+    ComputeWith,   // stage computed with stage `at`, fused down to loops[0] (a loop of `at`)
+    FoldStorage,   // func, loops = {pure var}, exprs = {extent}
+    Async,         // func
+    HoistStorage,  // func, at, loops = {v} (Halide 19 and later)
   };
   Kind kind = Kind::ComputeRoot;
   HlStageRef stage;                // loop calls and Specialize (the stage specialized)

@@ -338,6 +338,19 @@ void define(Built& b, const HalidePlan& plan) {
   }
 }
 
+Halide::TailStrategy halide_tail(TailStrategy t) {
+  switch (t) {
+    case TailStrategy::Guard: return Halide::TailStrategy::GuardWithIf;
+    case TailStrategy::Shift: return Halide::TailStrategy::ShiftInwards;
+    case TailStrategy::Round: return Halide::TailStrategy::RoundUp;
+    case TailStrategy::Predicate: return Halide::TailStrategy::Predicate;
+    case TailStrategy::PredicateLoads: return Halide::TailStrategy::PredicateLoads;
+    case TailStrategy::PredicateStores: return Halide::TailStrategy::PredicateStores;
+    case TailStrategy::Auto: return Halide::TailStrategy::Auto;
+  }
+  return Halide::TailStrategy::GuardWithIf;
+}
+
 void schedule(Built& b, const HalidePlan& plan) {
   for (const HlCall& c : plan.schedule) {
     switch (c.kind) {
@@ -347,12 +360,27 @@ void schedule(Built& b, const HalidePlan& plan) {
         b.stages.insert_or_assign(cpp_stage(c.result), b.stage(c.stage).specialize(b.expr(c.exprs[0])));
         break;
       case HlCall::Kind::Split: {
-        Halide::TailStrategy t = c.tail == TailStrategy::Guard   ? Halide::TailStrategy::GuardWithIf
-                                 : c.tail == TailStrategy::Shift ? Halide::TailStrategy::ShiftInwards
-                                                                 : Halide::TailStrategy::RoundUp;
-        b.stage(c.stage).split(b.loop(c.loops[0]), b.loop(c.loops[1]), b.loop(c.loops[2]), b.expr(c.exprs[0]), t);
+        b.stage(c.stage).split(b.loop(c.loops[0]), b.loop(c.loops[1]), b.loop(c.loops[2]), b.expr(c.exprs[0]),
+                               halide_tail(c.tail));
         break;
       }
+      case HlCall::Kind::Rfactor: {
+        Halide::VarOrRVar r = b.loop(c.loops[0]);
+        b.stage(c.stage).rfactor(r.rvar, b.var(c.loops[1].name)).compute_root();
+        break;
+      }
+      case HlCall::Kind::ComputeWith: b.stage(c.stage).compute_with(b.stage(c.at), b.loop(c.loops[0])); break;
+      case HlCall::Kind::FoldStorage:
+        b.funcs.at(c.func).fold_storage(b.var(c.loops[0].name), b.expr(c.exprs[0]));
+        break;
+      case HlCall::Kind::Async: b.funcs.at(c.func).async(); break;
+      case HlCall::Kind::HoistStorage:
+#if HALO_HALIDE_MAJOR >= 19
+        b.funcs.at(c.func).hoist_storage(Halide::LoopLevel(b.funcs.at(c.at.func), b.loop(c.loops[0])));
+        break;
+#else
+        throw Halide::CompileError(std::string(kNotInThisVersion) + ": hoist_storage (added in Halide 19)");
+#endif
       case HlCall::Kind::Fuse:
         b.stage(c.stage).fuse(b.loop(c.loops[0]), b.loop(c.loops[1]), b.loop(c.loops[2]));
         break;

@@ -1,0 +1,129 @@
+// Halide's own directives, outside fig. 2.11 (docs/halide.md, "Halide-only directives"):
+// the tails predicate, predicate_loads, predicate_stores and auto, and rfactor,
+// compute_with, fold_storage, async and hoist_storage. They parse and print like the
+// formal directives; halo's own lowering refuses them at the directive; formal_part keeps
+// what halo's rules can check; and `--target halide@all` runs each bundled example in
+// every installed Halide, a version without the directive saying not_expressible.
+#include "oracle/targets/halide/versions.hpp"
+#include "schedule/schedule.hpp"
+#include "semantics/parser.hpp"
+#include "semantics/printer.hpp"
+
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include "tests/cli_support.hpp"
+#include "tests/support.hpp"
+
+using namespace halo;
+
+namespace {
+const std::string kDir = std::string(HALO_SOURCE_DIR) + "/examples/halide/";
+
+const std::string kPipe = R"(
+pipeline out(n) {
+  fun g(x, y) = { x + y; rdom(r = (0, n)) in (x, y) <- g[x, y] + r }
+  fun out(x, y) = { g[x, y] + g[x, y + 1] }
+}
+)";
+}  // namespace
+
+TEST_CASE("Halide-only directives parse, print and read back the same", "[halide-only]") {
+  for (const char* s : {"split(<out, 0, 0, x>, xo, xi, 4, predicate)", "split(<out, 0, 0, x>, xo, xi, 4, predicate_loads)",
+                        "split(<out, 0, 0, x>, xo, xi, 4, predicate_stores)", "split(<out, 0, 0, x>, xo, xi, 4, auto)",
+                        "rfactor(<g, 0, 1, r>, u)", "compute_with(<out, 0, 0, x>, <g, 0, 0, x>)",
+                        "fold_storage(g, y, 4)", "async(g)", "hoist_storage(g, <out, 0, 0, y>)"}) {
+    INFO(s);
+    Program p = test::parse_valid(kPipe + "schedule { " + s + "; }\n");
+    REQUIRE(p.schedule->size() == 1);
+    CHECK(is_halide_only((*p.schedule)[0]));
+    CHECK(print_directive((*p.schedule)[0]) == s);
+    CHECK(same_program(p, parse_program(print_program(p), "<printed>")));
+  }
+}
+
+TEST_CASE("halo's own lowering refuses Halide-only directives at the directive, with exit 2", "[halide-only][cli]") {
+  test::require_error([](const std::string& s) { schedule_pipeline(test::parse_valid(s)); },
+                      kPipe + "schedule { split(<out, 0, 0, x>, xo, xi, 4, predicate); }\n", "<test>", "6:12",
+                      "the tail strategy 'predicate' is Halide's, outside the formal model");
+  test::require_error([](const std::string& s) { schedule_pipeline(test::parse_valid(s)); },
+                      kPipe + "schedule { async(g); }\n", "<test>", "6:12",
+                      "'async' is one of Halide's own directives, outside the formal model (fig. 2.11)");
+  test::CliResult r = test::run_halo({"run", kDir + "rfactor_sum.halo"});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("rfactor_sum.halo:12:3: error: 'rfactor' is one of Halide's own directives"));
+}
+
+TEST_CASE("formal_part drops Halide's directives and reads its tails as guard", "[halide-only]") {
+  Program p = test::parse_valid(kPipe +
+                                "schedule { split(<out, 0, 0, x>, xo, xi, 4, predicate_stores); "
+                                "rfactor(<g, 0, 1, r>, u); compute_at(g, <out, 0, 0, xo>); async(g); }\n");
+  Program f = formal_part(p);
+  REQUIRE(f.schedule->size() == 2);
+  CHECK((*f.schedule)[0].kind == DirectiveKind::Split);
+  CHECK((*f.schedule)[0].tail == TailStrategy::Guard);
+  CHECK((*f.schedule)[1].kind == DirectiveKind::ComputeAt);
+  CHECK_NOTHROW(schedule_pipeline(f));
+  // The formal part is still checked: a compute_at that breaks dominance is refused.
+  Program bad = test::parse_valid(kPipe + "schedule { async(g); compute_at(g, <out, 0, 0, y>); store_at(g, <out, 0, 0, x>); }\n");
+  CHECK_THROWS_AS(schedule_pipeline(formal_part(bad)), InputError);
+}
+
+TEST_CASE("halo oracle --target halide@all runs every Halide-only example", "[halide-only][halide][cli]") {
+  for (const char* name : {"predicate_tail", "rfactor_sum", "compute_with", "fold_storage", "async", "hoist_storage"}) {
+    test::CliResult r = test::run_halo({"oracle", kDir + name + ".halo", "--target", "halide@all", "--json"});
+    INFO(name << "\n" << r.out << r.err);
+    REQUIRE(r.status == 0);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j["verdict"] == "holds");
+    REQUIRE(j["matrix"].size() == halide::installed_halide_versions().size());
+    for (const auto& row : j["matrix"]) {
+      INFO(row.dump());
+      std::string version = row["halide_version"];
+      bool lacks = std::string(name) == "hoist_storage" && version.rfind("14.", 0) == 0;
+      CHECK(row["outcome"] == (lacks ? "not_expressible" : "pass"));
+    }
+  }
+}
+
+TEST_CASE("compute_with names loops at the same depth", "[halide-only][halide][cli]") {
+  // b's x is its inner loop and a's y its outer one: Halide could not fuse them, and halo
+  // says so at the directive (exit 2) instead of calling Halide's refusal a finding.
+  std::ifstream in(kDir + "compute_with.halo");
+  std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  src.replace(src.find("<a, 0, 0, x>"), 12, "<a, 0, 0, y>");
+  std::filesystem::path tmp =
+      std::filesystem::temp_directory_path() / ("halo_compute_with_depth_" + std::to_string(getpid()) + ".halo");
+  std::ofstream(tmp) << src;
+  test::CliResult r = test::run_halo({"oracle", tmp.string(), "--target", "halide"});
+  std::filesystem::remove(tmp);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("must be at the same depth"));
+}
+
+TEST_CASE("shift and round on the pure stage of a func with updates run in Halide", "[halide][cli]") {
+  // Fig. 2.11 splits (semantics decision 15), which Halide also allows: every installed
+  // version agrees with the reference.
+  std::filesystem::path tmp =
+      std::filesystem::temp_directory_path() / ("halo_shift_updates_" + std::to_string(getpid()) + ".halo");
+  std::ofstream(tmp) << R"(pipeline f(n) {
+  fun g(x) = { x * 3; (x) <- g[x] + n }
+  fun f(x) = { g[x] + g[x + 1] }
+}
+schedule {
+  split(<g, 0, 0, x>, xo, xi, 4, shift);
+  split(<f, 0, 0, x>, xo, xi, 3, round);
+}
+realize (n = 2) over (0, 10)
+)";
+  test::CliResult r = test::run_halo({"oracle", tmp.string(), "--target", "halide@all", "--json"});
+  std::filesystem::remove(tmp);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  for (const auto& row : j["matrix"]) CHECK(row["outcome"] == "pass");
+}
