@@ -455,9 +455,29 @@ Explanation explain_program(const Program& prog, const std::string& source, cons
   Beta0Completion c = complete_with_beta0(b, scheduled);
   gather_bounds(q, b, c, e);
   gather_verdict(prog, scheduled, b, c, in, opts.limits, e);
-  observe_run(prog, scheduled, b, in, opts, e);
+  // When β0 gives up, its completion is `assert 0` and draws nothing: the pictures and the
+  // store trace come from β1's completion when that one runs, and say so. The verdict
+  // stays β0's (Def. 2.5's reference).
+  Beta0Result drawn = b;
+  Beta0Completion drawn_c = c;
+  std::string drawn_note;
+  if (!b.ok) {
+    Beta0Result b1 = run_builtin_engine(q, scheduled, BoundsEngine::Beta1);
+    if (b1.ok) {
+      drawn_c = complete_with_beta0(b1, scheduled);
+      drawn = std::move(b1);
+      drawn_note = "β0 gave up (" + b.why_failed +
+                   "), so its completed program is `assert 0`; these pictures are of β1's completion "
+                   "(`--engine beta1`, docs/beta1.md), which runs. The verdict above is β0's.";
+    }
+  }
+  observe_run(prog, scheduled, drawn, in, opts, e);
+  if (!drawn_note.empty()) {
+    e.observation.drawn_by = "β1";
+    e.observation.note = e.observation.note.empty() ? drawn_note : drawn_note + " " + e.observation.note;
+  }
   derive(prog, in, opts, e);
-  trace_store(prog, c, in, opts, e);
+  trace_store(prog, drawn_c, in, opts, e);
   return e;
 }
 

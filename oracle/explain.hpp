@@ -63,6 +63,7 @@ struct FuncObservation {
 // What β0's completion did when run on the small-step machine, observed store by store.
 struct RunObservation {
   bool ran = false;
+  std::string drawn_by = "β0";  // whose completion ran: β1's when β0 gave up
   std::string note;  // why there is nothing to draw, or what limited the drawing
   std::vector<FuncObservation> funcs;  // in definition order
 };

@@ -268,12 +268,29 @@ TEST_CASE("explain: 2-D funcs, failed bounds and empty windows still give a page
   CHECK(page.find("class=\"iteration-space\"") != std::string::npos);
   CHECK(page.find("class=\"heat\"") != std::string::npos);
 
-  Explanation hist = explain_example("histogram.halo");  // β0 gives up on the scatter
+  // β0 gives up on the scatter; β1 bounds it (the input's values are bounded), so the
+  // pictures and the trace are of β1's completion, and say so.
+  Explanation hist = explain_example("histogram.halo");
   CHECK_FALSE(hist.beta0_ok);
-  CHECK_FALSE(hist.observation.ran);
-  CHECK_THAT(hist.observation.note, Catch::Contains("β0 found no finite bounds"));
-  CHECK_FALSE(hist.trace.found);
-  CHECK(render_html(hist).find("id=\"glossary\"") != std::string::npos);
+  CHECK(hist.observation.ran);
+  CHECK(hist.observation.drawn_by == "β1");
+  CHECK_THAT(hist.observation.note, Catch::Contains("these pictures are of β1's completion"));
+  CHECK(hist.trace.found);
+  CHECK_FALSE(func(hist, "hist").tiles.empty());
+  std::string hist_page = render_html(hist);
+  CHECK(hist_page.find("id=\"glossary\"") != std::string::npos);
+  CHECK(hist_page.find("these pictures are of β1") != std::string::npos);
+  // Indices read from a func with an update have no value bounds for β1 either: nothing
+  // runs, and the page says why.
+  Explanation none = explain_source(
+      "pipeline h() {\n  fun a(x) = { x; (x) <- a[x] * 3 }\n"
+      "  fun h(x) = { 0; rdom(r = (0, 3)) in (a[r]) <- h[a[r]] + 1 }\n}\nrealize () over (0, 4)\n",
+      "<scatter>");
+  CHECK_FALSE(none.beta0_ok);
+  CHECK_FALSE(none.observation.ran);
+  CHECK(none.observation.drawn_by == "β0");
+  CHECK_THAT(none.observation.note, Catch::Contains("β0 found no finite bounds"));
+  CHECK_FALSE(none.trace.found);
 
   // Values beyond a double's range (2^1100) still get a colour in the heat map.
   Explanation big = explain_source(
