@@ -408,3 +408,44 @@ TEST_CASE("beta0: the other examples complete and agree with the algorithm, or f
   CHECK_THAT(h.done.reason, Catch::Contains("hist"));
   CHECK(h.run.status == RunStatus::AssertionFailure);
 }
+
+TEST_CASE("property: β0's fills over empty and single-point and negative ranges", "[beta0][empty][property]") {
+  // ∀ v ∈ [m, n] : ∀ w ∈ [0, k] : e(v, w) ∈ ?mem h, with n a parameter (so its sign is
+  // known only when the fill is evaluated) and k a constant, both drawn from -2..4: the
+  // filled length is never negative, contains every demanded value when both ranges are
+  // non-empty, and is 0 when one of them is empty (semantics decision 17: a region all of
+  // whose contributing ranges are empty is empty).
+  TgtProgram t = tiny_program();
+  HoleLabel mem_min = mem_hole("h", "x", false);
+  REQUIRE(rc::check("fills are sound and never negative", [&] {
+    Expr e = *gen_expr({"v", "w"}, 2);
+    // A length is empty (-2..0) one time in three, else 1..4: both kinds are reached at
+    // every size (inRange alone favours its low end at small sizes).
+    auto length = [] {
+      int64_t u = *rc::gen::resize(rc::kNominalSize, rc::gen::inRange<int64_t>(0, 99));
+      return u < 33 ? -2 + u % 3 : 1 + u % 4;
+    };
+    int64_t m = *rc::gen::inRange<int64_t>(-3, 4), n = length(), k = length();
+    Query q = q_and({q_forall("v", c(m), v("n"), q_forall("w", c(0), c(k), q_member(mem_h(), {e}))),
+                     q_cover(cpu_h(), {{v("x_min"), v("x_len")}})});
+    Beta0Result r = run_beta0(q, t);
+    RC_CLASSIFY(n <= 0 || k <= 0, "an empty range");
+    RC_CLASSIFY(n == 1 && k == 1, "single points");
+    if (!r.ok) RC_DISCARD("β0 gave up: " + r.why_failed);
+    std::map<std::string, Value> at = {{"n", Value(n)}, {"x_min", Value(0)}, {"x_len", Value(3)}};
+    auto [lo, len] = filled(r, mem_min, at);
+    RC_ASSERT(lo.is_int() && len.is_int());
+    RC_ASSERT(apply_op(Op::Ge, std::vector<Value>{len, Value(0)}).small() == 1);
+    if (n <= 0 || k <= 0) {
+      RC_ASSERT(len == Value(0));
+      return;
+    }
+    Value hi = apply_op(Op::Sub, std::vector<Value>{apply_op(Op::Add, std::vector<Value>{lo, len}), Value(1)});
+    for (int64_t a = m; a < m + n; ++a)
+      for (int64_t b = 0; b < k; ++b) {
+        Value x = eval(e, {{"v", Value(a)}, {"w", Value(b)}, {"n", Value(n)}});
+        RC_ASSERT(apply_op(Op::Le, std::vector<Value>{lo, x}).small() == 1);
+        RC_ASSERT(apply_op(Op::Le, std::vector<Value>{x, hi}).small() == 1);
+      }
+  }));
+}
