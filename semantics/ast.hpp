@@ -8,6 +8,7 @@
 // the location of the node they replace.
 #pragma once
 
+#include "semantics/command_budget.hpp"
 #include "semantics/diagnostics.hpp"
 #include "semantics/value.hpp"
 
@@ -25,10 +26,14 @@ enum class ExprKind : uint8_t { Const, Var, Call, Op, Hole };
 struct ExprNode {
   ExprKind kind;
   SourceLoc loc;
-  virtual ~ExprNode() = default;
+  virtual ~ExprNode() { release_expr_node(); }
 
  protected:
-  ExprNode(ExprKind k, SourceLoc l) : kind(k), loc(l) {}
+  // Every node is charged to the command's memory budget while it lives
+  // (command_budget.hpp): a runaway fill stops at --max-memory.
+  ExprNode(ExprKind k, SourceLoc l) : kind(k), loc(l) { charge_expr_node(); }
+  ExprNode(const ExprNode& o) : kind(o.kind), loc(o.loc) { charge_expr_node(); }
+  ExprNode& operator=(const ExprNode&) = default;
 };
 using Expr = std::shared_ptr<const ExprNode>;
 

@@ -15,6 +15,7 @@ std::atomic<int64_t> g_deadline_ns{0};  // steady_clock nanoseconds; 0: none
 std::atomic<double> g_seconds{0};
 std::atomic<uint64_t> g_big_limit{uint64_t{4} << 30};
 std::atomic<int64_t> g_big_live{0};
+std::atomic<int64_t> g_expr_live{0};
 thread_local uint32_t t_ticks = 0;
 
 int64_t now_ns() {
@@ -59,5 +60,18 @@ void check_big_integer(uint64_t bits) {
 }
 
 void charge_big_integer_bytes(int64_t delta) { g_big_live.fetch_add(delta, std::memory_order_relaxed); }
+
+void charge_expr_node() {
+  int64_t live = g_expr_live.fetch_add(kExprNodeBytes, std::memory_order_relaxed) + kExprNodeBytes;
+  if (uint64_t(std::max<int64_t>(live, 0)) > g_big_limit.load(std::memory_order_relaxed)) {
+    g_expr_live.fetch_sub(kExprNodeBytes, std::memory_order_relaxed);
+    throw ResourceLimit(fmt::format("memory limit reached: expressions (the program's, and those bounds inference, "
+                                    "lifting and simplification build) hold more than {} MiB; raise it with "
+                                    "--max-memory",
+                                    g_big_limit.load() >> 20));
+  }
+}
+
+void release_expr_node() noexcept { g_expr_live.fetch_sub(kExprNodeBytes, std::memory_order_relaxed); }
 
 }  // namespace halo

@@ -50,4 +50,13 @@ void tick_command_budget();
 void check_big_integer(uint64_t bits);
 void charge_big_integer_bytes(int64_t delta);  // + when one is made, - when it is freed
 
+// Expression nodes (semantics/ast.hpp) are charged while they live, at kExprNodeBytes each
+// (a node, its operand vector and its shared_ptr block, on average): bounds inference,
+// lifting and simplification build expressions, and a fill that grows without bound must
+// stop at --max-memory with exit 3 like a runaway evaluation. charge_expr_node throws
+// ResourceLimit (having charged nothing) when the live total would exceed the budget.
+inline constexpr int64_t kExprNodeBytes = 96;
+void charge_expr_node();
+void release_expr_node() noexcept;
+
 }  // namespace halo

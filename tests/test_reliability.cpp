@@ -278,6 +278,34 @@ TEST_CASE("reliability: growing integers stop at the limits with exit 3", "[reli
   CHECK(m.status == 3);
 }
 
+TEST_CASE("reliability: bounds inference stops at --max-memory with exit 3", "[reliability][bounds]") {
+  // A down/up-sampling pyramid (bench/bench_bounds.cpp): β0's fills grow with its depth,
+  // and the expressions it builds are charged to --max-memory (command_budget.hpp).
+  Scratch s("pyramid");
+  std::string src = "pipeline out() {\n  fun in0(x) = { x * 3 + 1 }\n";
+  std::string prev = "in0";
+  const int levels = 12;
+  for (int k = 1; k <= levels; ++k) {
+    src += "  fun d" + std::to_string(k) + "(x) = { " + prev + "[2 * x] + " + prev + "[2 * x + 1] }\n";
+    prev = "d" + std::to_string(k);
+  }
+  for (int k = levels; k >= 1; --k) {
+    std::string skip = k == 1 ? "in0" : "d" + std::to_string(k - 1);
+    src += "  fun u" + std::to_string(k) + "(x) = { " + prev + "[x / 2] + " + skip + "[x] }\n";
+    prev = "u" + std::to_string(k);
+  }
+  src += "  fun out(x) = { " + prev + "[x] }\n}\n\nrealize () over (0, 16)\n";
+  std::string prog = s.write("pyramid.halo", src);
+  CliResult ok = run({"bounds", prog});
+  INFO(ok.err);
+  CHECK(ok.status == 0);
+  CliResult r = run({"bounds", prog, "--max-memory", "1"});
+  INFO(r.err);
+  CHECK(r.status == 3);
+  CHECK_THAT(r.err, Catch::Contains("memory limit reached: expressions"));
+  CHECK_THAT(r.err, Catch::Contains("--max-memory"));
+}
+
 TEST_CASE("reliability: a chain of 10,000 funcs does not overflow the stack, 20,000 update stages stop in time",
           "[reliability]") {
   Scratch s("deep");

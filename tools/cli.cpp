@@ -67,6 +67,17 @@ struct CommonOptions {
   CommandLimits command_limits() const { return CommandLimits{timeout, max_memory_mib << 20}; }
 };
 
+// --max-memory and --timeout: every command that builds or evaluates anything large
+// polls them (semantics/command_budget.hpp), bounds inference included.
+void add_command_limits(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("--max-memory", o.max_memory_mib,
+                  "memory limit for memo tables, buffers, big integers and the expressions of bounds inference, in MiB")
+      ->check(mebibytes_value())->capture_default_str();
+  cmd->add_option("--timeout", o.timeout, "stop after this many seconds (0: no limit)")
+      ->check(seconds_value())
+      ->capture_default_str();
+}
+
 void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
   cmd->add_option("FILE", o.file, "a .halo program")->required();
   if (!with_input) return;
@@ -76,11 +87,7 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
   cmd->add_option("--max-steps", o.max_steps, "stop after this many evaluation steps")
       ->check(unsigned_integer())
       ->capture_default_str();
-  cmd->add_option("--max-memory", o.max_memory_mib, "memory limit for memo tables and buffers, in MiB")
-      ->check(mebibytes_value())->capture_default_str();
-  cmd->add_option("--timeout", o.timeout, "stop after this many seconds (0: no limit)")
-      ->check(seconds_value())
-      ->capture_default_str();
+  add_command_limits(cmd, o);
 }
 
 Program load(const CommonOptions& o) {
@@ -390,11 +397,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     o->warnings = &err;
   auto* schedule = app.add_subcommand("schedule", "print S(s_n, ... S(s_1, L(P))), the scheduled program with holes");
   add_common(schedule, schedule_opts, false);
+  add_command_limits(schedule, schedule_opts);
   schedule->add_flag("--json", schedule_opts.json, "the program in JSON");
   bool schedule_steps = false;
   schedule->add_flag("--steps", schedule_steps, "print the program after every directive");
   auto* bounds = app.add_subcommand("bounds", "print the query B(T), the β0 substitution and the completed program");
   add_common(bounds, bounds_opts, false);
+  add_command_limits(bounds, bounds_opts);
   bounds->add_flag("--json", bounds_opts.json, "machine-readable output");
   auto* oracle = app.add_subcommand("oracle", "check Theorems 2.1 and 2.2 for this case (and Def. 2.5 with --engine)");
   add_common(oracle, oracle_opts, true);
