@@ -435,6 +435,7 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide14-guaranteed-bound-failure-silent-2.halo", "halide-wrong_output:run"},
       {"halide14-nonpositive-split-factor-parameter.halo", "halide-wrong_output:run"},
       {"halide14-nested-round-splits-output-too-small.halo", "halide-runtime_assertion:run"},
+      {"halide-max-update-trimmed-loop.halo", "halide-wrong_output:run"},
   };
   Limits lim = fuzz::default_case_limits();
   halide::HalideOptions ho = fast_options();
