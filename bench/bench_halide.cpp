@@ -4,10 +4,10 @@
 //
 // For the first N cases of a fixed-seed campaign (the cases `halo fuzz --target halide`
 // runs), it times run_halide_case — reference, translation, Int(32) model, fork, JIT
-// compile and run in the child, comparison — without and with the memory check, and then,
-// on the cases Halide ran cleanly, Halide alone: the same pipelines built, JIT-compiled and
-// realized in this process, warm, with no oracle around them. halo's overhead is the ratio
-// of the two on those cases.
+// compile and run in the child, comparison — without and with the memory check, and, on
+// each case Halide ran cleanly, right after, Halide alone: the same pipeline built,
+// JIT-compiled and realized in this process, warm, with no oracle around it. halo's
+// overhead is the ratio of the two on those cases.
 #include "fuzz/case_gen.hpp"
 #include "oracle/targets/halide/halide_oracle.hpp"
 #include "oracle/targets/halide/jit.hpp"
@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
     Input in;
     double oracle_seconds = 0, memcheck_seconds = 0;
     double child_compile_seconds = 0;  // JIT compile time measured inside the child
+    double alone_seconds = 0, alone_compile_seconds = 0;  // Halide alone, in this process
   };
   std::vector<Case> ran;  // cases Halide compiled and ran to a pass
   std::map<std::string, int> outcomes;
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
     }
     fmt::print("worker start (fork and exec, Halide's JIT runtime compiled once) and case 0: {:.0f} ms\n", 1e3 * since(t0));
   }
+  halide::warm_up_jit(plain.target);  // this process's JIT runtime too, before any case is timed
   double all_plain = 0;
   for (uint64_t k = 0; k < cases; ++k) {
     Program p;
@@ -81,17 +83,21 @@ int main(int argc, char** argv) {
     if (v.outcome != halide::HalideOutcome::Pass) continue;
     t0 = Clock::now();
     halide::run_halide_case(p, in, checked);
-    ran.push_back(Case{p, in, dt, since(t0), v.compile_seconds});
+    Case c{p, in, dt, since(t0), v.compile_seconds};
+    // Halide alone on the same pipeline, right after halo's runs of it: a change in the
+    // machine's load then weighs on both sides alike (measuring all of one side first and
+    // all of the other after made the ratio follow the load, from -8% to +30%).
+    auto plan = std::get<halide::HalidePlan>(halide::translate_to_halide(p, in));
+    t0 = Clock::now();
+    halide::JitResult r = halide::run_plan_jit(plan, halide::JitOptions{}, [](const char*) {});
+    c.alone_seconds = since(t0);
+    c.alone_compile_seconds = r.compile_seconds;
+    ran.push_back(std::move(c));
   }
-  // Halide alone, on the same pipelines, in this process once warm.
-  halide::warm_up_jit(plain.target);
   double halo_plain = 0, halo_checked = 0, alone = 0, alone_compile = 0, child_compile = 0;
   for (const Case& c : ran) {
-    auto plan = std::get<halide::HalidePlan>(halide::translate_to_halide(c.prog, c.in));
-    auto t0 = Clock::now();
-    halide::JitResult r = halide::run_plan_jit(plan, halide::JitOptions{}, [](const char*) {});
-    alone += since(t0);
-    alone_compile += r.compile_seconds;
+    alone += c.alone_seconds;
+    alone_compile += c.alone_compile_seconds;
     halo_plain += c.oracle_seconds;
     halo_checked += c.memcheck_seconds;
     child_compile += c.child_compile_seconds;
