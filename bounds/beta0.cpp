@@ -301,6 +301,7 @@ class Beta0 {
       func_values_ = func_value_bounds(t, rules_);
       rules_.func_values = &func_values_;
     }
+    rules_.literal = engine == BoundsEngine::Beta0Literal;
   }
   Beta0(const Beta0&) = delete;
   Beta0& operator=(const Beta0&) = delete;
@@ -556,6 +557,7 @@ Beta0Result run_builtin_engine(const Query& q, const TgtProgram& t, BoundsEngine
 std::optional<BoundsEngine> builtin_engine(const std::string& name) {
   if (name == "beta0") return BoundsEngine::Beta0;
   if (name == "beta1") return BoundsEngine::Beta1;
+  if (name == "beta0-literal") return BoundsEngine::Beta0Literal;
   return std::nullopt;
 }
 

@@ -50,8 +50,10 @@ struct Beta0Result {
 // The built-in engines: β0, the reference of Def. 2.5, and β1, the same fold over B(T) with
 // the interval rules Halide's own bounds inference has (half-bounded intervals, value
 // bounds of pure funcs; docs/beta1.md).
-enum class BoundsEngine { Beta0, Beta1 };
-// The engine a name selects ("beta0", "beta1"), if it names a built-in one.
+// Beta0Literal is β0 with the rules exactly as fig. 2.10b prints them (IntervalRules::literal):
+// how far halo's reference stands above the printed figure.
+enum class BoundsEngine { Beta0, Beta1, Beta0Literal };
+// The engine a name selects ("beta0", "beta1", "beta0-literal"), if it names a built-in one.
 std::optional<BoundsEngine> builtin_engine(const std::string& name);
 
 // β0(q, ∅) followed by the lifting check against the holes of t: fills `filling` when

@@ -52,7 +52,7 @@ SymInterval scale(const SymInterval& i, const Expr& c, int sign) {
   return sign >= 0 ? SymInterval::of_bounds(a, b) : SymInterval::of_bounds(b, a);
 }
 
-SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w);
+SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w, bool literal = false);
 
 // β1's rules (docs/beta1.md): every rule on lower and upper bounds separately, so that one
 // known side survives an unknown one. Where both operands are bounded they agree with
@@ -111,10 +111,10 @@ SymInterval op_interval(const OpNode& n, const IntervalEnv& env) {
   std::vector<SymInterval> w;
   for (const Expr& a : n.args) w.push_back(interval_of(a, env));
   if (env.rules && env.rules->half_bounded) return op_interval_beta1(n, w);
-  return op_interval_beta0(n, w);
+  return op_interval_beta0(n, w, env.rules && env.rules->literal);
 }
 
-SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w) {
+SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w, bool literal) {
   auto any_unbounded = [&] {
     for (const auto& i : w) if (i.unbounded) return true;
     return false;
@@ -140,10 +140,11 @@ SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w
     // the length as 2M - 1, which is unsound (6 div 1 with e1 ∈ [6, 1]: M = 6 gives
     // [-6, 4]); |e1 div e2| <= |e1| <= M for Euclidean division (and x div 0 = 0), so the
     // interval is [-M, M], of length 2M + 1. A nonzero constant divisor gets the sharper
-    // monotone rule: x div c is non-decreasing in x for c > 0, non-increasing for c < 0.
+    // monotone rule: x div c is non-decreasing in x for c > 0, non-increasing for c < 0
+    // (not in the literal figure).
     case Op::Div: {
       auto c = small_const(n.args[1]);
-      if (c && *c != 0) {
+      if (c && *c != 0 && !literal) {
         if (w[0].unbounded) return SymInterval::everything();
         Expr lo = simp_op(Op::Div, {w[0].min, n.args[1]}), hi = simp_op(Op::Div, {w[0].max(), n.args[1]});
         return *c > 0 ? SymInterval::of_bounds(lo, hi) : SymInterval::of_bounds(hi, lo);
@@ -153,11 +154,12 @@ SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w
       return SymInterval::of_bounds(simp_sub(simp_const(0), m), m);
     }
     // I(e1 * e2) (elided in fig. 2.10b): by a constant, scale exactly (0 · anything = 0,
-    // even unbounded); otherwise the hull of the four corner products.
+    // even unbounded, except in the literal figure, where [-∞, ∞] · 0 stays unbounded);
+    // otherwise the hull of the four corner products.
     case Op::Mul: {
       for (int k = 0; k < 2; ++k) {
         if (auto c = small_const(n.args[k])) {
-          if (*c == 0) return SymInterval::point(simp_const(0));
+          if (*c == 0 && !(literal && w[1 - k].unbounded)) return SymInterval::point(simp_const(0));
           if (w[1 - k].unbounded) return SymInterval::everything();
           return scale(w[1 - k], n.args[k], *c > 0 ? 1 : -1);
         }
@@ -216,6 +218,7 @@ SymInterval interval_of(const Expr& e, const IntervalEnv& env) {
       return it == env.holes.end() ? SymInterval::everything() : it->second;
     }
     case ExprKind::Op: {
+      if (env.rules && env.rules->literal) return op_interval(as<OpNode>(e), env);
       Expr s = simplify(e);  // a select with a constant condition, 0 * f[x], ... fold first
       if (s->kind != ExprKind::Op) return interval_of(s, env);
       return op_interval(as<OpNode>(s), env);

@@ -49,8 +49,14 @@ struct SymInterval {
 // β1 (docs/beta1.md) adds what Halide's own bounds inference knows: half-bounded
 // intervals (so clamps through min/max bound an unbounded operand) and the value bounds of
 // pure funcs without updates.
+// `literal` is β0 as fig. 2.10b prints it (docs/beta0.md, "The literal figure"): no
+// simplification of an operand before its rule applies (so x - x is [lo - hi, hi - lo],
+// select(1, a, b) the hull of both branches, f[x] * 0 unbounded) and no constant-divisor
+// rule for div; only the soundness repairs stay (div's length 2M + 1, the empty-range
+// guards), because the theorems win over the printed rule.
 struct IntervalRules {
   bool half_bounded = false;
+  bool literal = false;
   const std::map<std::string, SymInterval>* func_values = nullptr;  // by func name
 };
 

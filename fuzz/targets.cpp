@@ -140,6 +140,10 @@ CaseResult check_engine_case(const Program& prog, const Limits& lim, const std::
                          : ev.engine.kind == EngineResult::Kind::GaveUp ? "engine:gave-up"
                                                                         : "engine:failed");
     if (ev.beta0_computes) r.outcomes.push_back("beta0:computes");
+    if (ev.engine_stores >= 0)
+      r.outcomes.push_back(ev.engine_stores < ev.beta0_stores   ? "stores:fewer-than-beta0"
+                           : ev.engine_stores > ev.beta0_stores ? "stores:more-than-beta0"
+                                                                : "stores:as-beta0");
     r.vacuous = ev.engine.kind == EngineResult::Kind::GaveUp;
     if (ev.holds()) return r;
     std::string kind = ev.engine_failed            ? "engine-failed"

@@ -40,6 +40,12 @@ EngineVerdict check_engine(const Program& prog, const TgtProgram& t, const Input
   ev.beta0_computes = !v.reference_has_error && !v.assertion_failed && v.confluent && v.run.status == RunStatus::Ok;
   bool engine_computes = !ev.engine_failed && e.run.status == RunStatus::Ok && e.confluent && !e.reference_has_error;
   ev.quality = !ev.beta0_computes || engine_computes;
+  auto stores = [](const RunResult& run) {
+    int64_t n = 0;
+    for (const auto& [f, st] : run.stats) n += static_cast<int64_t>(st.stores);
+    return n;
+  };
+  if (ev.beta0_computes && engine_computes) ev.beta0_stores = stores(v.run), ev.engine_stores = stores(e.run);
   ev.detail = ev.engine_failed   ? "the engine failed: " + ev.engine.detail
               : !e.holds()       ? e.detail
               : !ev.quality      ? "Def. 2.5 violated: β0's completion computes P(z) but the engine's does not: " + e.detail
@@ -58,6 +64,7 @@ nlohmann::json engine_verdict_to_json(const EngineVerdict& v) {
   j["verdict"] = v.holds() ? "holds" : "violated";
   j["detail"] = v.detail;
   j["beta0"] = verdict_to_json(v.beta0);
+  if (v.engine_stores >= 0) j["stores"] = {{"engine", v.engine_stores}, {"beta0", v.beta0_stores}};
   return j;
 }
 

@@ -25,6 +25,9 @@ struct EngineVerdict {
   bool engine_failed = false;
   bool beta0_computes = false;  // β0's completion computes P(z) (no assertion, no error value)
   bool quality = true;          // Def. 2.5 on this case
+  // Beyond Def. 2.5, how tight the engine is: the points both completions store ([ASSN]
+  // applications over every func) when both ran to the end; -1 otherwise.
+  int64_t beta0_stores = -1, engine_stores = -1;
   bool holds() const { return !engine_failed && completion.holds() && quality; }
   std::string detail;
 };

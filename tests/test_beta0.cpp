@@ -9,6 +9,8 @@
 #include "interp/fast_eval.hpp"
 #include "interp/small_step.hpp"
 #include "lower/lower.hpp"
+#include "oracle/quality.hpp"
+#include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_parser.hpp"
@@ -448,4 +450,98 @@ TEST_CASE("property: β0's fills over empty and single-point and negative ranges
         RC_ASSERT(apply_op(Op::Le, std::vector<Value>{x, hi}).small() == 1);
       }
   }));
+}
+
+TEST_CASE("beta0 literal: the rules as fig. 2.10b prints them are sound and never tighter", "[beta0][literal]") {
+  IntervalRules literal;
+  literal.literal = true;
+  REQUIRE(rc::check("I_literal(e) contains e over the box and contains halo's I(e)", [&] {
+    Expr e = *gen_expr({"a", "b"}, 3);
+    ConcreteEnv ce = gen_env({"a", "b"});
+    SymInterval ours = interval_of(e, ce.env);
+    ce.env.rules = &literal;
+    SymInterval printed = interval_of(e, ce.env);
+    check_contains(e, ce);
+    std::map<std::string, Value> at = {{"p", Value(ce.p)}};
+    RC_ASSERT(apply_op(Op::Le, std::vector<Value>{eval(printed.min, at), eval(ours.min, at)}).small() == 1);
+    RC_ASSERT(apply_op(Op::Ge, std::vector<Value>{eval(printed.max(), at), eval(ours.max(), at)}).small() == 1);
+  }));
+}
+
+TEST_CASE("beta0 literal: where halo's reference stands above the printed figure", "[beta0][literal]") {
+  IntervalRules literal;
+  literal.literal = true;
+  IntervalEnv ours, printed;
+  ours.vars["a"] = printed.vars["a"] = SymInterval{c(0), c(10), false};  // a ∈ 0..9
+  printed.rules = &literal;
+  auto bounds_of = [](const SymInterval& i) { return print_expr(i.min) + " .. " + print_expr(i.max()); };
+  // The constant-divisor rule: a / 2 ∈ 0..4; the figure's M rule gives -9..9.
+  Expr half = make_op(Op::Div, {v("a"), c(2)});
+  CHECK(bounds_of(interval_of(half, ours)) == "0 .. 4");
+  CHECK(bounds_of(interval_of(half, printed)) == "(-9) .. 9");
+  // Folding before the rule: a - a is 0; the subtraction rule alone gives -9..9.
+  Expr zero = make_op(Op::Sub, {v("a"), v("a")});
+  CHECK(bounds_of(interval_of(zero, ours)) == "0 .. 0");
+  CHECK(bounds_of(interval_of(zero, printed)) == "(-9) .. 9");
+  // f[a] * 0 is 0 for halo; for the figure a func value is [-∞, ∞] and so is the product.
+  Expr nothing = make_op(Op::Mul, {make_call("f", {v("a")}), c(0)});
+  CHECK(bounds_of(interval_of(nothing, ours)) == "0 .. 0");
+  CHECK(interval_of(nothing, printed).unbounded);
+  // Bounded operands with a constant factor: the same scaling in both.
+  Expr twice = make_op(Op::Mul, {v("a"), c(2)});
+  CHECK(bounds_of(interval_of(twice, printed)) == bounds_of(interval_of(twice, ours)));
+}
+
+TEST_CASE("beta0 literal: a downsampling pipeline completes with a larger region and the same output", "[beta0][literal]") {
+  Program prog = parse_program(R"(pipeline out() {
+  fun g(x) = { x * 3 }
+  fun out(x) = { g[x / 2] + 1 }
+}
+realize () over (0, 8)
+)",
+                               "<downsample>");
+  check_program(prog);
+  TgtProgram t = lower_pipeline(prog);
+  Query q = extract_query(t);
+  Input in = resolve_input(prog, {});
+  auto g_points = [&](BoundsEngine engine) {
+    Beta0Completion done = complete_with_beta0(run_builtin_engine(q, t, engine), t);
+    INFO(done.reason << "\n" << print_tgt(done.program));
+    REQUIRE(done.ok);
+    RunResult run = run_tgt(done.program, in, Limits{});
+    REQUIRE(run.status == RunStatus::Ok);
+    CHECK(run.output.values == evaluate_fast(prog.pipeline, in, Limits{}).values);
+    return run.stats["g"].stores;
+  };
+  CHECK(g_points(BoundsEngine::Beta0) == 4);           // g over 0..3
+  CHECK(g_points(BoundsEngine::Beta0Literal) == 15);   // g over -7..7: I(x / 2) = [-M, M], M = 7
+  CHECK(builtin_engine("beta0-literal") == BoundsEngine::Beta0Literal);
+}
+
+TEST_CASE("beta0 literal: the printed figure falls short of Def. 2.5 against halo's reference", "[beta0][literal]") {
+  // Found by `halo comply --engine beta0-literal --cases 2000 --seed 11` (case 1378,
+  // minimized): the round split of f1 runs (x_len + 2) / 3 tiles of 3; halo's constant-divisor
+  // rule bounds f0 by the 3 points the tiles cover, inside bound(f0, x, 0, 3), while the
+  // figure's div rule gives [-M, M] tiles and f0's region breaks the bound's assertion.
+  Program prog = parse_program(R"(pipeline f1() {
+  fun f0(x) = { 0 }
+  fun f1(x) = { f0[x] }
+}
+schedule {
+  specialize(f1, 0);
+  split(<f1, 1, 0, x>, xo, xi, 3, round);
+  bound(f0, x, 0, 3);
+}
+realize () over (0, 1)
+)",
+                               "<literal-1378>");
+  check_program(prog);
+  TgtProgram t = schedule_pipeline(prog);
+  EngineVerdict ev = check_engine(prog, t, resolve_input(prog, {}), Limits{}, "beta0-literal", 10);
+  INFO(ev.detail);
+  CHECK(ev.beta0_computes);
+  CHECK(ev.beta0.run.status == RunStatus::Ok);
+  CHECK(ev.completion.assertion_failed);
+  CHECK_FALSE(ev.quality);
+  CHECK(ev.completion.memory_safe);  // still sound: the theorems hold, only the quality bar is missed
 }

@@ -259,6 +259,28 @@ TEST_CASE("cli: bounds prints the query, β0's substitution and the completed pr
   CHECK(doc.contains("completed"));
 }
 
+TEST_CASE("cli: bounds --literal and the literal figure as an engine", "[cli][beta0][literal]") {
+  CliResult r = run({"bounds", example("downsample.halo"), "--literal", "--json"});
+  REQUIRE(r.status == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["beta0"]["rules"] == "literal");
+  CHECK(doc["beta0"]["ok"] == true);
+  CliResult ours = run({"bounds", example("downsample.halo"), "--json"});
+  CHECK(nlohmann::json::parse(ours.out)["beta0"]["rules"] == "halo");
+  CHECK(doc["beta0"]["substitution"] != nlohmann::json::parse(ours.out)["beta0"]["substitution"]);
+  CliResult text = run({"bounds", example("downsample.halo"), "--literal"});
+  CHECK(text.out.find("as fig. 2.10b prints them") != std::string::npos);
+  CHECK(run({"bounds", example("downsample.halo"), "--literal", "--engine", "beta1"}).status == 2);
+  // As an engine: Def. 2.5 holds here, and the points stored say how much looser it is.
+  CliResult o = run({"oracle", example("downsample.halo"), "--engine", "beta0-literal", "--json"});
+  REQUIRE(o.status == 0);
+  auto v = nlohmann::json::parse(o.out);
+  CHECK(v["stores"]["beta0"] == 12);   // g on 0..3, out on 0..7
+  CHECK(v["stores"]["engine"] == 23);  // g on -7..7
+  CliResult t = run({"oracle", example("downsample.halo"), "--engine", "beta0-literal"});
+  CHECK(t.out.find("points stored: the engine's completion 23, β0's 12") != std::string::npos);
+}
+
 TEST_CASE("cli: oracle holds on every example", "[cli][oracle]") {
   for (const char* name : {"thesis_2_2.halo", "thesis_2_2_tile3.halo", "thesis_2_2_round4.halo", "blur.halo",
                            "histogram.halo", "matmul.halo"}) {

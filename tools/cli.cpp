@@ -53,6 +53,7 @@ struct CommonOptions {
   uint64_t max_memory_mib = Limits{}.max_memory_bytes >> 20;
   double timeout = 60;  // a runaway stops within a minute unless the user asks for more (0: none)
   std::string engine;                // an external bounds engine instead of β0
+  bool literal = false;              // `halo bounds --literal`: β0 as fig. 2.10b prints it
   double engine_timeout = 60;
   std::ostream* warnings = nullptr;  // where notes go (stderr)
 
@@ -302,20 +303,25 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
     out << "\n# the completed program\n" << print_tgt(complete_with(er, t));
     return kExitOk;
   }
-  Beta0Result r = run_beta0(q, t);
+  Beta0Result r = run_builtin_engine(q, t, o.literal ? BoundsEngine::Beta0Literal : BoundsEngine::Beta0);
   Beta0Completion c = complete_with_beta0(r, t);
   if (o.json) {
     nlohmann::json fill = nlohmann::json::object();
     for (const auto& [h, e] : r.filling) fill[h.to_string()] = print_fill(h, e, scopes);
     out << nlohmann::json{{"query", query_to_json(q, t)},
-                          {"beta0", {{"ok", r.ok}, {"reason", r.why_failed}, {"gave_up", r.gave_up}, {"substitution", fill}}},
+                          {"beta0", {{"ok", r.ok},
+                                     {"rules", o.literal ? "literal" : "halo"},
+                                     {"reason", r.why_failed},
+                                     {"gave_up", r.gave_up},
+                                     {"substitution", fill}}},
                           {"completed", tgt_to_json(c.program)}}
                .dump(2, ' ', false, kReplaceInvalidUtf8)
         << "\n";
     return kExitOk;
   }
   out << "# the bounds query B(T) (fig. 2.10a)\n" << print_query(q) << "\n";
-  out << "# the substitution of β0 (fig. 2.10b)\n";
+  out << (o.literal ? "# the substitution of β0 with the rules as fig. 2.10b prints them (--literal)\n"
+                    : "# the substitution of β0 (fig. 2.10b)\n");
   if (!r.ok) out << "β0 gives up (" << r.gave_up << "): " << r.why_failed << "\n";
   for (const auto& [h, e] : r.filling) out << h.to_string() << " = " << print_fill(h, e, scopes) << "\n";
   out << "\n# the completed program\n" << print_tgt(c.program);
@@ -346,6 +352,8 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
       if (ev.engine_failed) out << "the engine's completion:\n  the engine failed: " << ev.engine.detail << "\n";
       else print_verdict(ev.completion, "the engine's completion", out);
       out << fmt::format("Def. 2.5 (bounds quality): {}\n", ev.quality ? "holds" : "VIOLATED");
+      if (ev.engine_stores >= 0)
+        out << fmt::format("points stored: the engine's completion {}, β0's {}\n", ev.engine_stores, ev.beta0_stores);
       out << (ev.holds() ? "verdict: holds\n" : "verdict: violated: " + ev.detail + "\n");
     }
     return ev.holds() ? kExitOk : kExitFinding;
@@ -405,6 +413,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_common(bounds, bounds_opts, false);
   add_command_limits(bounds, bounds_opts);
   bounds->add_flag("--json", bounds_opts.json, "machine-readable output");
+  auto* literal_flag = bounds->add_flag(
+      "--literal", bounds_opts.literal,
+      "β0 with the interval rules exactly as fig. 2.10b prints them: no simplification before a rule, no "
+      "constant-divisor rule (the soundness repairs stay; docs/beta0.md)");
   auto* oracle = app.add_subcommand("oracle", "check Theorems 2.1 and 2.2 for this case (and Def. 2.5 with --engine)");
   add_common(oracle, oracle_opts, true);
   cli::HalideOracleFlags oracle_halide;  // --target halide (tools/cmd_halide.cpp)
@@ -428,6 +440,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         ->check(seconds_value())
         ->capture_default_str();
   }
+  literal_flag->excludes(bounds->get_option("--engine"));
 
 
   // Subcommands defined in files of their own (tools/commands.hpp).
