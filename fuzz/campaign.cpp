@@ -185,7 +185,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       break;
     }
     CaseSeed cs = opts.inputs.empty() ? campaign_case(opts.seed, k) : opts.inputs[k];
-    rc::Shrinkable<Program> shrinkable = generate_case(cs);
+    rc::Shrinkable<Program> shrinkable = opts.generator ? opts.generator(cs) : generate_case(cs);
     Program prog;
     CaseResult r;
     try {

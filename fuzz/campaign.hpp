@@ -56,6 +56,8 @@ struct CampaignOptions {
   // being inputs[k], instead of the seed's; `cases` and `seconds` still bound the run.
   std::vector<CaseSeed> inputs;
   nlohmann::json record_extra = nlohmann::json::object();  // added to every finding's record
+  // The cases: case k is generator(campaign_case(seed, k)) (empty: generate_case).
+  std::function<rc::Shrinkable<Program>(const CaseSeed&)> generator;
   // Resuming (--resume DIR): start at the first case of the shard at or after this one.
   uint64_t first_case = 0;
 };

@@ -381,9 +381,8 @@ class TreeBuilder {
   }
 };
 
-// `prog` with schedule `ds`, less every directive that the rules reject (validity.cpp, then
-// the rewrites replaying the whole schedule, so later directives are seen as Halide and
-// schedule/ see them). Directives are told apart by their (unique) locations.
+}  // namespace
+
 Program keep_valid(Program prog, std::vector<Directive> ds, TreeStats* stats) {
   auto drop_at = [&](const Diagnostic& diag) {
     auto it = std::find_if(ds.begin(), ds.end(), [&](const Directive& d) {
@@ -405,15 +404,13 @@ Program keep_valid(Program prog, std::vector<Directive> ds, TreeStats* stats) {
       continue;
     }
     try {
-      schedule_pipeline(prog);
+      schedule_formal_part(prog);  // Halide's own directives are Halide's to judge
       return prog;
     } catch (const InputError& e) {
       drop_at(e.diagnostics().front());
     }
   }
 }
-
-}  // namespace
 
 rc::Gen<Program> gen_tree_scheduled(const Program& prog, ScheduleTreeConfig cfg, TreeStats* stats) {
   return rc::gen::exec([prog, cfg, stats] {

@@ -49,6 +49,12 @@ struct TreeStats {
   std::vector<std::string> rejected;
 };
 
+// `prog` with schedule `ds`, less every directive that the rules reject (validity.cpp, then
+// the rewrites replaying the whole formal schedule, so later directives are seen as Halide
+// and schedule/ see them); Halide's own directives (outside fig. 2.11) are checked by
+// validity only. Directives are told apart by their (unique) locations.
+Program keep_valid(Program prog, std::vector<Directive> ds, TreeStats* stats = nullptr);
+
 // A copy of `prog` (valid, with a realization) whose schedule section comes from a random
 // well-formed schedule tree. When `stats` is given it receives what the replay did.
 rc::Gen<Program> gen_tree_scheduled(const Program& prog, ScheduleTreeConfig cfg = {}, TreeStats* stats = nullptr);

@@ -84,7 +84,8 @@ std::vector<const ForStmt*> all_loops(const Stmt& s) {
   return c.loops;
 }
 
-// The loop named `l`; rejects the directive, listing the func's loops, when there is none.
+}  // namespace
+
 const ForStmt& find_loop(const TgtProgram& t, const Directive& d, const Program& prog) {
   std::vector<const ForStmt*> loops = all_loops(t.body);
   for (const ForStmt* f : loops)
@@ -100,6 +101,8 @@ const ForStmt& find_loop(const TgtProgram& t, const Directive& d, const Program&
                                      : fmt::format("func '{}' has the loops {}", d.loop.func.text,
                                                    fmt::join(of_func, ", "))));
 }
+
+namespace {
 
 // T with the loop named `l` replaced by rewrite(loop).
 Stmt replace_loop(const Stmt& body, const LoopName& l, const std::function<Stmt(const ForStmt&)>& rewrite) {

@@ -83,6 +83,28 @@ Program formal_part(const Program& prog) {
   return out;
 }
 
+TgtProgram schedule_formal_part(const Program& prog) {
+  Program formal = formal_part(prog);
+  TgtProgram t = lower_pipeline(formal);
+  if (!prog.schedule) return t;
+  size_t next = 0;  // the next directive of formal's schedule
+  for (const Directive& d : *prog.schedule) {
+    poll_command_budget();
+    if (!is_halide_only(d.kind)) {
+      t = apply_directive(t, (*formal.schedule)[next++], formal);
+      continue;
+    }
+    if (d.kind == DirectiveKind::Rfactor || d.kind == DirectiveKind::ComputeWith || d.kind == DirectiveKind::HoistStorage)
+      find_loop(t, d, prog);
+    if (d.kind == DirectiveKind::ComputeWith) {
+      Directive with = d;
+      with.loop = d.with;
+      find_loop(t, with, prog);
+    }
+  }
+  return t;
+}
+
 TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps) {
   TgtProgram t = lower_pipeline(prog);
   if (steps) steps->push_back(t);

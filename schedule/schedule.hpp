@@ -29,6 +29,10 @@ TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps
 // split with one of Halide's tails read as a guard split (the same loops vo and vi). halo
 // checks this part with its own rules; the candidate is judged on the whole schedule.
 Program formal_part(const Program& prog);
+// schedule_pipeline(formal_part(prog)), and the loops Halide's own directives name
+// (rfactor, compute_with, hoist_storage) checked where each stands in the schedule: a loop
+// that does not exist there (split away, or never made) is an InputError at the directive.
+TgtProgram schedule_formal_part(const Program& prog);
 
 // ---- the rewrites, one file each (schedule/loops.cpp, schedule/placement.cpp) ----------
 // Loops phase (§2.8.2): the loop named d.loop in T.
@@ -46,6 +50,8 @@ TgtProgram apply_bound_extent(const TgtProgram& t, const Directive& d, const Pro
 TgtProgram apply_align_bounds(const TgtProgram& t, const Directive& d, const Program& prog);
 
 // ---- shared by the rewrites ----------------------------------------------------------
+// The loop named d.loop in T; rejects d (InputError), listing the func's loops, when there is none.
+const ForStmt& find_loop(const TgtProgram& t, const Directive& d, const Program& prog);
 // The restriction `e cmp 0` on a startup expression `e` of directive d (`what` names it in
 // the message): decided now when e is a constant — InputError if it fails — otherwise
 // returned as the assertion to run first, as Halide checks such conditions at startup.

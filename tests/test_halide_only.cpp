@@ -127,3 +127,71 @@ realize (n = 2) over (0, 10)
   auto j = nlohmann::json::parse(r.out);
   for (const auto& row : j["matrix"]) CHECK(row["outcome"] == "pass");
 }
+
+TEST_CASE("the loops Halide's own directives name are checked where each stands", "[halide-only]") {
+  // compute_with names g's y after it was split away: the directive is refused at its line.
+  std::string text = kPipe + "schedule {\n  split(<g, 0, 1, y>, yo, yi, 2, guard);\n  compute_with(<g, 0, 1, y>, <g, 0, 0, y>);\n}\n";
+  Program split_away = test::parse_valid(text);
+  auto line_of = [&](const std::string& what) {
+    return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.find(what)), '\n');
+  };
+  try {
+    schedule_formal_part(split_away);
+    FAIL("compute_with on a loop split away was accepted");
+  } catch (const InputError& e) {
+    CHECK(e.diagnostics().front().loc.line == line_of("compute_with"));
+    CHECK_THAT(e.diagnostics().front().message, Catch::Contains("which does not exist"));
+    CHECK_THAT(e.diagnostics().front().message, Catch::Contains("<g, 0, 1, yi>"));
+  }
+  // rfactor before the split that makes its loop: refused; after it: accepted.
+  Program early = test::parse_valid(kPipe + "schedule {\n  rfactor(<g, 0, 1, ri>, u);\n  split(<g, 0, 1, r>, ro, ri, 4, guard);\n}\n");
+  CHECK_THROWS_AS(schedule_formal_part(early), InputError);
+  Program late = test::parse_valid(kPipe + "schedule {\n  split(<g, 0, 1, r>, ro, ri, 4, guard);\n  rfactor(<g, 0, 1, ri>, u);\n}\n");
+  CHECK_NOTHROW(schedule_formal_part(late));
+}
+
+TEST_CASE("a fold too small for the region is Halide refusing its own directive", "[halide-only][halide][cli]") {
+  // out reads three rows of g per row; a fold of 2 cannot hold them. Halide stops at run
+  // time ("too small to store the required region"): not_expressible, never a finding.
+  std::ifstream in(kDir + "fold_storage.halo");
+  std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  src.replace(src.find("fold_storage(g, y, 4)"), 21, "fold_storage(g, y, 2)");
+  std::filesystem::path tmp =
+      std::filesystem::temp_directory_path() / ("halo_fold_small_" + std::to_string(getpid()) + ".halo");
+  std::ofstream(tmp) << src;
+  test::CliResult r = test::run_halo({"oracle", tmp.string(), "--target", "halide@all", "--json"});
+  std::filesystem::remove(tmp);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  for (const auto& row : nlohmann::json::parse(r.out)["matrix"]) {
+    CHECK(row["outcome"] == "not_expressible");
+    CHECK_THAT(row["detail"].get<std::string>(), Catch::Contains("folded buffer"));
+  }
+}
+
+TEST_CASE("masked lanes of predicated vector stores are not memory violations", "[halide-only][halide][cli]") {
+  // Halide's trace of a predicated vector store lists all 5 lanes, the masked-off ones past
+  // the output too; the guard bytes stay intact. Without a predicating tail the same lanes
+  // would be a violation, and a guard tail here traces no lane outside.
+  auto run = [](const std::string& tail) {
+    std::filesystem::path tmp = std::filesystem::temp_directory_path() /
+                                ("halo_masked_lanes_" + tail + std::to_string(getpid()) + ".halo");
+    std::ofstream(tmp) << "pipeline f() {\n  fun f(x) = { x }\n}\nschedule {\n  split(<f, 0, 0, x>, xo, xi, 5, " << tail
+                       << ");\n  traverse(<f, 0, 0, xi>, vectorized);\n}\nrealize () over (-2, 6)\n";
+    test::CliResult r = test::run_halo({"oracle", tmp.string(), "--target", "halide@all", "--json"});
+    std::filesystem::remove(tmp);
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out)["matrix"];
+  };
+  for (const auto& row : run("predicate_stores")) {
+    INFO(row.dump());
+    CHECK(row["outcome"] == "pass");
+    CHECK(row["memcheck"]["unjudged_vector_lanes"].get<uint64_t>() > 0);
+  }
+  for (const auto& row : run("guard")) {
+    INFO(row.dump());
+    CHECK(row["outcome"] == "pass");
+    CHECK(row["memcheck"]["unjudged_vector_lanes"] == 0);
+  }
+}

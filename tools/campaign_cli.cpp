@@ -204,6 +204,7 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   opts.shrink = fuzz::ShrinkBudget{o.shrink_tries, o.shrink_seconds};
   opts.reproduce = c.reproduce;
   opts.record_extra = c.record_extra;
+  opts.generator = c.generator;
   if (!o.resume_dir.empty()) {
     // --resume DIR: the campaign recorded in DIR (seed, target, next case of this shard).
     if (!o.out_dir.empty() && o.out_dir != o.resume_dir)

@@ -42,6 +42,8 @@ struct CampaignCommand {
   std::string reproduce;  // how to replay a finding ("{file}" is its path)
   nlohmann::json record_extra = nlohmann::json::object();
   std::function<fuzz::CaseResult(const Program&, const Limits&)> check;
+  // The cases (empty: fuzz::generate_case, the semantics generator).
+  std::function<rc::Shrinkable<Program>(const fuzz::CaseSeed&)> generator;
   // Optional, run on the finished campaign before its summary is printed: a target may
   // write more files per finding (Halide's C++ reproducers) and add keys to the JSON
   // summary (`json`) and lines to the text summary (`text`).

@@ -1,6 +1,8 @@
 // `halo oracle FILE --target halide` and `halo fuzz --target halide` (cmd_halide.hpp).
 #include "tools/cmd_halide.hpp"
 
+#include "fuzz/halide_gen.hpp"
+
 #include "oracle/targets/halide/fuzz_target.hpp"
 #include "oracle/targets/halide/halide_oracle.hpp"
 #include "oracle/targets/halide/versions.hpp"
@@ -77,7 +79,7 @@ int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const
   check_program(prog);
   // The schedule's own restrictions (§2.8): halo accepts the case. Halide's own directives
   // are outside them; the rest of the schedule must pass them.
-  schedule_pipeline(formal_part(prog));
+  schedule_formal_part(prog);
   Input in = resolve_input(prog, InputOverrides{params, windows});
   halide::HalideSelection sel = halide::select_halide_versions(f.target);
   if (!sel.error.empty()) throw InputError(Diagnostic{file, {}, sel.error});
@@ -149,7 +151,16 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   fuzz->add_flag("--triage", f.triage,
                  "with --target halide: group the findings by failure signature, one representative each");
-  check_halide_flags(fuzz, target, f.halide_target, {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage"});
+  fuzz->add_option("--generator", f.generator,
+                   "with --target halide: the cases drawn: halide (stencil chains over x, y with the schedules where "
+                   "Halide's miscompilations live; docs/fuzzing.md) or semantics (the generator of --target self)")
+      ->check(CLI::IsMember({"halide", "semantics"}))
+      ->capture_default_str();
+  fuzz->add_option("--weight", f.weights,
+                   "with --target halide: NAME=PERCENT, how often the halide generator draws a pattern (repeatable; "
+                   "the names and defaults are in docs/fuzzing.md)");
+  check_halide_flags(fuzz, target, f.halide_target,
+                     {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage", "--generator", "--weight"});
 }
 
 void use_halide_target(const std::string& target, const HalideFuzzFlags& f, CampaignCommand& c) {
@@ -168,6 +179,16 @@ void use_halide_target(const std::string& target, const HalideFuzzFlags& f, Camp
   c.check = [opt](const Program& p, const Limits& lim) { return halide::check_halide_case(p, lim, opt); };
   c.record_extra["halide_target"] = f.halide_target;
   c.record_extra["halide_version"] = halide::halide_version_for(opt).version;
+  if (f.generator == "halide") {
+    fuzz::HalideGenWeights weights;
+    for (const std::string& w : f.weights) weights.set(w);
+    c.generator = [weights](const fuzz::CaseSeed& s) { return fuzz::generate_halide_case(s, weights); };
+    c.record_extra["generator"] = {{"name", "halide"}, {"weights", weights.to_json()}};
+  } else {
+    if (!f.weights.empty())
+      throw InputError(Diagnostic{"--weight", {}, "weights are the halide generator's (--generator halide)"});
+    c.record_extra["generator"] = {{"name", "semantics"}};
+  }
   bool triage = f.triage;
   c.finish = [opt, triage](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
     nlohmann::json groups = halide::finish_halide_campaign(s, opt, triage, text);

@@ -32,6 +32,10 @@ struct HalideFuzzFlags {
   bool no_memcheck = false;
   double halide_timeout = 60;
   bool triage = false;
+  // The case generator (fuzz/halide_gen.hpp): "halide" (programs as Halide users write
+  // them, schedules where Halide's bugs live) or "semantics" (the generator of --target self).
+  std::string generator = "halide";
+  std::vector<std::string> weights;  // --weight NAME=PERCENT
 };
 // `target` is the fuzz command's --target (the Halide flags require it to be halide).
 void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzzFlags& f);

@@ -62,6 +62,29 @@ const KnownRestriction kKnownRestrictions[] = {
      "values is unbounded to it (as to β0, whose completed program then fails its assertion)"},
 };
 
+// Runtime checks Halide makes of its own directives (outside fig. 2.11): when one fails on a
+// schedule that uses the directive, Halide refuses that schedule for this input, which
+// halo's rules do not judge; it is not a divergence from halo.
+struct OwnDirectiveCheck {
+  DirectiveKind directive;
+  const char* needle;
+  const char* explanation;
+};
+const OwnDirectiveCheck kOwnDirectiveChecks[] = {
+    {DirectiveKind::FoldStorage, "is too small to store the required region",
+     "Halide checks at run time that a folded buffer holds the region each iteration needs; fold_storage is "
+     "Halide's own directive, which halo's rules do not judge"},
+};
+
+const OwnDirectiveCheck* own_directive_check(const Program& prog, const std::string& message) {
+  if (!prog.schedule) return nullptr;
+  for (const OwnDirectiveCheck& k : kOwnDirectiveChecks)
+    if (message.find(k.needle) != std::string::npos &&
+        std::any_of(prog.schedule->begin(), prog.schedule->end(), [&](const Directive& d) { return d.kind == k.directive; }))
+      return &k;
+  return nullptr;
+}
+
 const KnownRestriction* known_restriction(const std::string& message) {
   for (const KnownRestriction& k : kKnownRestrictions)
     if (message.find(k.needle) != std::string::npos) return &k;
@@ -295,6 +318,12 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
                                  first_line(r->message));
           return;
         }
+        if (const OwnDirectiveCheck* k = own_directive_check(prog, r->message)) {
+          v.outcome = HalideOutcome::NotExpressible;
+          v.detail = fmt::format("not expressible in Halide for this input: {} (Halide: {})", k->explanation,
+                                 first_line(r->message));
+          return;
+        }
         if (model.unbounded_region) {
           v.outcome = HalideOutcome::NotExpressible;
           v.detail = fmt::format("Halide cannot bound a region that depends on func values ({}); it stops with: {}",
@@ -326,6 +355,27 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     v.detail = "Theorem 2.1 violated: " + v.heap_corruption.front();
     v.phase = "run";
     return;
+  }
+  // Out-of-region lanes of vector accesses: a violation unless a predicating tail (one of
+  // Halide's own) could have masked them; then the trace cannot tell, the guard bytes
+  // around every buffer (checked above) are the evidence for stores, and the verdict says
+  // what it could not check.
+  if (v.mem.vector_lanes_out_of_bounds > 0) {
+    bool predicated = prog.schedule && std::any_of(prog.schedule->begin(), prog.schedule->end(), [](const Directive& d) {
+                        return d.kind == DirectiveKind::Split && is_halide_only(d.tail);
+                      });
+    if (predicated) {
+      v.notes.push_back(fmt::format(
+          "{} lane(s) of vector loads/stores lie outside the realized region in Halide's trace, e.g. {}; a trace "
+          "event of a predicated vector access lists its masked-off lanes too, so the memory check cannot judge "
+          "them (the guard bytes around every buffer were intact)",
+          v.mem.vector_lanes_out_of_bounds, v.mem.vector_lanes_examples.empty() ? "" : v.mem.vector_lanes_examples.front()));
+      v.mem.unjudged_vector_lanes = v.mem.vector_lanes_out_of_bounds;
+    } else {
+      v.mem.out_of_bounds += v.mem.vector_lanes_out_of_bounds;
+      for (const std::string& e : v.mem.vector_lanes_examples)
+        if (v.mem.out_of_bounds_examples.size() < kMaxMismatchExamples) v.mem.out_of_bounds_examples.push_back(e);
+    }
   }
   if (v.mem.out_of_bounds > 0) {
     v.outcome = HalideOutcome::MemoryViolation;
@@ -369,9 +419,13 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
   v.outcome = HalideOutcome::Pass;
   v.phase = "";
   v.detail = fmt::format("Halide's output equals the reference on all {} point(s) of R(z){}", ref.values.size(),
-                         rep.memcheck ? fmt::format("; {} loads and {} stores inside their realizations",
-                                                    v.mem.loads, v.mem.stores)
-                                      : "");
+                         !rep.memcheck ? ""
+                         : v.mem.unjudged_vector_lanes == 0
+                             ? fmt::format("; {} loads and {} stores inside their realizations", v.mem.loads,
+                                           v.mem.stores)
+                             : fmt::format("; {} loads and {} stores traced, all inside their realizations but {} "
+                                           "lane(s) of predicated vector accesses the trace cannot judge",
+                                           v.mem.loads, v.mem.stores, v.mem.unjudged_vector_lanes));
 }
 
 // The long-lived worker of each Halide version, for one Halide target string; replaced
@@ -555,6 +609,7 @@ nlohmann::json halide_verdict_to_json(const HalideVerdict& v) {
             {"realizations", v.mem.realizations},
             {"out_of_bounds", v.mem.out_of_bounds},
             {"out_of_bounds_examples", v.mem.out_of_bounds_examples},
+            {"unjudged_vector_lanes", v.mem.unjudged_vector_lanes},
             {"uninitialized", v.mem.uninitialized},
             {"uninitialized_examples", v.mem.uninitialized_examples}}},
           {"heap_corruption", v.heap_corruption},

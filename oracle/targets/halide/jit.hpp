@@ -44,6 +44,13 @@ struct MemcheckReport {
   uint64_t loads = 0, stores = 0, realizations = 0;  // points loaded and stored (a vector counts its lanes)
   uint64_t out_of_bounds = 0;                  // loads/stores outside the func's realized region
   std::vector<std::string> out_of_bounds_examples;
+  // Lanes of vector loads/stores outside the realized region. A trace event of a predicated
+  // vector access lists every lane, the masked-off ones too (Halide's trace has no
+  // predicate), so the oracle counts these as violations only where no predicating tail
+  // could have masked them (halide_oracle.cpp).
+  uint64_t vector_lanes_out_of_bounds = 0;
+  std::vector<std::string> vector_lanes_examples;
+  uint64_t unjudged_vector_lanes = 0;  // set by the oracle: lanes it could not judge (predicated)
   uint64_t uninitialized = 0;                  // loads of points no store of the realization wrote
   std::vector<std::string> uninitialized_examples;
   std::map<std::string, Box> realized;         // hull of every realization, per func

@@ -40,6 +40,8 @@ nlohmann::json jit_to_json(const JitResult& r) {
             {"realizations", r.mem.realizations},
             {"out_of_bounds", r.mem.out_of_bounds},
             {"out_of_bounds_examples", r.mem.out_of_bounds_examples},
+            {"vector_lanes_out_of_bounds", r.mem.vector_lanes_out_of_bounds},
+            {"vector_lanes_examples", r.mem.vector_lanes_examples},
             {"uninitialized", r.mem.uninitialized},
             {"uninitialized_examples", r.mem.uninitialized_examples},
             {"realized", realized}}}};
@@ -63,6 +65,8 @@ JitResult jit_from_json(const nlohmann::json& j) {
   r.mem.realizations = m.at("realizations").get<uint64_t>();
   r.mem.out_of_bounds = m.at("out_of_bounds").get<uint64_t>();
   r.mem.out_of_bounds_examples = m.at("out_of_bounds_examples").get<std::vector<std::string>>();
+  r.mem.vector_lanes_out_of_bounds = m.at("vector_lanes_out_of_bounds").get<uint64_t>();
+  r.mem.vector_lanes_examples = m.at("vector_lanes_examples").get<std::vector<std::string>>();
   r.mem.uninitialized = m.at("uninitialized").get<uint64_t>();
   r.mem.uninitialized_examples = m.at("uninitialized_examples").get<std::vector<std::string>>();
   for (const auto& [f, b] : m.at("realized").items()) r.mem.realized[f] = box_from(b);

@@ -187,11 +187,12 @@ void check_access(Context* c, const halide_trace_event_t* e) {
       stride *= uint64_t(hi - lo + 1);
     }
     if (!inside) {
-      if (rep.out_of_bounds_examples.size() < kMaxExamples)
-        rep.out_of_bounds_examples.push_back(fmt::format("{} of {} at {} outside its realized region {}",
-                                                         store ? "store" : "load", func, point_text(p),
-                                                         box_text(r->box)));
-      rep.out_of_bounds++;
+      auto& examples = lanes > 1 ? rep.vector_lanes_examples : rep.out_of_bounds_examples;
+      if (examples.size() < kMaxExamples)
+        examples.push_back(fmt::format("{} of {} at {} outside its realized region {}{}", store ? "store" : "load",
+                                       func, point_text(p), box_text(r->box),
+                                       lanes > 1 ? fmt::format(" (lane {} of a {}-lane access)", lane, lanes) : ""));
+      ++(lanes > 1 ? rep.vector_lanes_out_of_bounds : rep.out_of_bounds);
       continue;
     }
     if (r->written.empty()) continue;

@@ -1,0 +1,271 @@
+// Cases for `halo fuzz --target halide`: see halide_gen.hpp.
+//
+// The case is written as .halo text and parsed, as a user's file would be: the text is the
+// generator's whole model (one directive per line, so a rejected directive is found by its
+// line), and what the parser and validity accept is what Halide is given.
+#include "fuzz/halide_gen.hpp"
+
+#include "fuzz/program_gen.hpp"
+#include "fuzz/schedule_tree.hpp"
+#include "semantics/diagnostics.hpp"
+#include "semantics/parser.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace halo::fuzz {
+
+void HalideGenWeights::set(const std::string& assignment) {
+  auto eq = assignment.find('=');
+  std::string name = assignment.substr(0, eq);
+  auto it = percent.find(name);
+  std::vector<std::string> names;
+  for (const auto& [n, v] : percent) names.push_back(n);
+  if (eq == std::string::npos || it == percent.end())
+    throw InputError(Diagnostic{"--weight", {}, fmt::format("'{}' is not NAME=PERCENT with NAME one of {}", assignment,
+                                                            fmt::join(names, ", "))});
+  int v = -1;
+  try {
+    size_t used = 0;
+    v = std::stoi(assignment.substr(eq + 1), &used);
+    if (used != assignment.size() - eq - 1) v = -1;
+  } catch (const std::exception&) {
+  }
+  if (v < 0 || v > 100) throw InputError(Diagnostic{"--weight", {}, fmt::format("'{}': a percent is 0..100", assignment)});
+  it->second = v;
+}
+
+nlohmann::json HalideGenWeights::to_json() const { return nlohmann::json(percent); }
+
+HalideGenConfig halide_case_config(int size, const HalideGenWeights& w) {
+  size = std::clamp(size, 0, kMaxCaseSize);
+  HalideGenConfig c;
+  c.weights = w;
+  c.max_funcs = 2 + size / 40;                 // 2..4
+  c.max_window = 8 + size * 56 / kMaxCaseSize;  // 8..64
+  c.max_points = 256 + size * 18;               // 256..2056
+  return c;
+}
+
+namespace {
+
+// A feature drawn with the given chance; the draw shrinks towards leaving it out.
+bool chance(int percent) { return small_int(0, 99) >= 100 - percent; }
+
+template <typename T>
+const T& pick(const std::vector<T>& options) {
+  return options[size_t(small_int(0, int(options.size()) - 1))];
+}
+
+struct Func {
+  std::string name;
+  std::string text;  // its `fun` line(s)
+  bool has_update = false;
+  bool update_has_rdom_loop = false;  // the update iterates r (rfactor'able)
+};
+
+class Builder {
+ public:
+  explicit Builder(const HalideGenConfig& c) : c_(c), w_(c.weights) {}
+
+  std::string build() {
+    two_d_ = chance(w_["two_d"]);
+    int n = 2 + small_int(0, c_.max_funcs - 2);
+    use_param_ = chance(w_["specialize"]);
+    for (int i = 0; i < n; ++i) funcs_.push_back(make_func(i));
+    std::string out = fmt::format("pipeline {}({}) {{\n", funcs_.back().name, use_param_ ? "p" : "");
+    for (const Func& f : funcs_) out += f.text;
+    out += "}\n\nschedule {\n";
+    schedule();
+    for (const std::string& d : directives_) out += "  " + d + ";\n";
+    out += "}\n\n";
+    out += realization();
+    return out;
+  }
+
+ private:
+  const HalideGenConfig& c_;
+  const HalideGenWeights& w_;
+  bool two_d_ = true, use_param_ = false;
+  std::vector<Func> funcs_;
+  std::vector<std::string> directives_;
+
+  std::string args() const { return two_d_ ? "x, y" : "x"; }
+
+  // A read of func `g` near (x, y): offsets -2..2, now and then through x / 2 or 2 * x.
+  std::string read(const std::string& g) {
+    auto coord = [&](const char* v) {
+      int d = small_int(-2, 2);
+      std::string base = v;
+      if (chance(w_["resample"])) base = small_int(0, 1) ? fmt::format("{} / 2", v) : fmt::format("2 * {}", v);
+      return d == 0 ? base : fmt::format("{} {} {}", base, d > 0 ? '+' : '-', std::abs(d));
+    };
+    return two_d_ ? fmt::format("{}[{}, {}]", g, coord("x"), coord("y")) : fmt::format("{}[{}]", g, coord("x"));
+  }
+
+  // The first func: a pattern over x and y (an input image), small integers.
+  std::string source_value() {
+    int a = small_int(-3, 5), b = small_int(-3, 5), k = small_int(0, 9);
+    std::string e = two_d_ ? fmt::format("x * {} + y * {}", a, b) : fmt::format("x * {}", a);
+    if (k > 0) e = fmt::format("({}) % {}", e, k + 7);
+    if (use_param_ && chance(30)) e = fmt::format("{} + p", e);
+    return e;
+  }
+
+  // A stencil over the previous funcs: a sum of 1..3 reads with coefficients -1..2, now
+  // and then clamped, halved or selected on x. Values stay small: each stage multiplies the
+  // largest magnitude by at most 6.
+  std::string stencil(int i) {
+    int terms = 1 + small_int(0, 2);
+    std::string e;
+    for (int t = 0; t < terms; ++t) {
+      std::string g = funcs_[size_t(i - 1)].name;
+      if (i >= 2 && chance(w_["second_read"])) g = funcs_[size_t(i - 2)].name;
+      int k = small_int(-1, 2);
+      std::string term = k == 1 ? read(g) : fmt::format("{} * {}", read(g), k == 0 ? 2 : k);
+      e = e.empty() ? term : fmt::format("{} + {}", e, term);
+    }
+    switch (small_int(0, 7)) {
+      case 1: return fmt::format("min(max({}, {}), {})", e, small_int(-20, 0), small_int(1, 60));
+      case 2: return fmt::format("({}) / 2", e);
+      case 3: return fmt::format("select(x < {}, {}, {})", small_int(-2, 8), e, read(funcs_[size_t(i - 1)].name));
+      default: return e;
+    }
+  }
+
+  // An update reducing over an rdom r (and s): a sum or a max over reads of the previous
+  // func, with a predicate now and then.
+  std::string update(int i, Func& f) {
+    const std::string& g = funcs_[size_t(i - 1)].name;
+    int r0 = small_int(-2, 0), rn = 1 + small_int(0, 7);
+    bool two = two_d_ && chance(25);
+    std::string rdom = two ? fmt::format("rdom(r = ({}, {}), s = ({}, {}))", r0, rn, small_int(-1, 0), 1 + small_int(0, 2))
+                           : fmt::format("rdom(r = ({}, {}))", r0, rn);
+    std::string at = two_d_ ? fmt::format("{}[x + r, y{}]", g, two ? " + s" : "") : fmt::format("{}[x + r]", g);
+    std::string self = fmt::format("{}[{}]", f.name, args());
+    std::string value = chance(30) ? fmt::format("max({}, {})", self, at) : fmt::format("{} + {}", self, at);
+    std::string pred;
+    if (chance(w_["predicate"]))
+      pred = pick(std::vector<std::string>{fmt::format(" if r < x + {}", small_int(0, 4)), " if (x + r) % 2 == 0",
+                                           fmt::format(" if r != {}", small_int(-1, 2))});
+    f.update_has_rdom_loop = true;
+    return fmt::format("{} in ({}) <- {}{}", rdom, args(), value, pred);
+  }
+
+  Func make_func(int i) {
+    Func f;
+    f.name = fmt::format("f{}", i);
+    std::string pure = i == 0 ? source_value() : stencil(i);
+    f.text = fmt::format("  fun {}({}) = {{ {}", f.name, args(), pure);
+    if (i > 0 && chance(w_["update"])) {
+      f.has_update = true;
+      f.text += "; " + update(i, f);
+    }
+    f.text += " }\n";
+    return f;
+  }
+
+  std::string tail() {
+    if (chance(w_["predicate_tail"])) return pick(std::vector<std::string>{"predicate", "predicate_loads", "predicate_stores", "auto"});
+    return pick(std::vector<std::string>{"guard", "shift", "round"});
+  }
+
+  // Splits and tiles the pure stage of f; returns its loops, outermost first.
+  std::vector<std::string> schedule_loops(const Func& f) {
+    std::vector<std::string> loops = two_d_ ? std::vector<std::string>{"y", "x"} : std::vector<std::string>{"x"};
+    auto loop = [&](const std::string& v, int stage = 0) { return fmt::format("<{}, 0, {}, {}>", f.name, stage, v); };
+    bool sx = chance(w_["split"]);
+    if (sx) {
+      directives_.push_back(fmt::format("split({}, xo, xi, {}, {})", loop("x"), 1 + small_int(0, c_.max_factor - 1), tail()));
+      loops.pop_back();
+      loops.push_back("xo");
+      loops.push_back("xi");
+    }
+    bool sy = two_d_ && chance(w_["split_y"]);
+    if (sy) {
+      directives_.push_back(fmt::format("split({}, yo, yi, {}, {})", loop("y"), 1 + small_int(0, c_.max_factor - 1), tail()));
+      loops.erase(loops.begin());
+      loops.insert(loops.begin(), {"yo", "yi"});
+      if (sx && chance(w_["tile"])) {  // yo, xo, yi, xi: a tile
+        directives_.push_back(fmt::format("swap({})", loop("yi")));
+        std::swap(loops[1], loops[2]);
+      }
+    }
+    if (sx && chance(w_["vectorize"])) directives_.push_back(fmt::format("traverse({}, vectorized)", loop("xi")));
+    else if (chance(w_["unroll"]) && (sx || sy)) directives_.push_back(fmt::format("traverse({}, unrolled)", loop(sx ? "xi" : "yi")));
+    if (chance(w_["parallel"])) directives_.push_back(fmt::format("traverse({}, parallel)", loop(loops.front())));
+    if (f.has_update) {
+      if (chance(w_["update_split"])) {
+        directives_.push_back(fmt::format("split({}, xo, xi, {}, {})", loop("x", 1), 1 + small_int(0, c_.max_factor - 1), tail()));
+        if (chance(w_["vectorize"])) directives_.push_back(fmt::format("traverse({}, vectorized)", loop("xi", 1)));
+      }
+      if (f.update_has_rdom_loop && chance(w_["rfactor"])) directives_.push_back(fmt::format("rfactor({}, u)", loop("r", 1)));
+      if (chance(w_["compute_with"]))
+        directives_.push_back(fmt::format("compute_with({}, {})", loop(two_d_ ? "y" : "x", 1), loop(two_d_ ? "y" : "x", 0)));
+    }
+    return loops;
+  }
+
+  // From the output down: each consumer's loops, then where its producer goes.
+  void schedule() {
+    if (use_param_) directives_.push_back(fmt::format("specialize({}, p > {})", funcs_.back().name, small_int(0, 4)));
+    std::vector<std::string> loops = schedule_loops(funcs_.back());
+    for (int i = int(funcs_.size()) - 2; i >= 0; --i) {
+      const Func& consumer = funcs_[size_t(i + 1)];
+      const Func& producer = funcs_[size_t(i)];
+      if (chance(w_["compute_root"])) {
+        loops = schedule_loops(producer);
+        continue;
+      }
+      size_t at = chance(w_["compute_inner"]) ? loops.size() - 1 : size_t(small_int(0, int(loops.size()) - 1));
+      auto loop = [&](size_t k) { return fmt::format("<{}, 0, 0, {}>", consumer.name, loops[k]); };
+      directives_.push_back(fmt::format("compute_at({}, {})", producer.name, loop(at)));
+      bool stored_above = false;
+      if (chance(w_["store_root"])) {
+        stored_above = true;
+      } else if (at > 0 && chance(w_["store_outer"])) {
+        directives_.push_back(fmt::format("store_at({}, {})", producer.name, loop(size_t(small_int(0, int(at) - 1)))));
+        stored_above = true;
+      } else {
+        directives_.push_back(fmt::format("store_at({}, {})", producer.name, loop(at)));
+      }
+      if (stored_above && chance(w_["fold_storage"]))
+        directives_.push_back(fmt::format("fold_storage({}, {}, {})", producer.name, two_d_ ? "y" : "x", 1 << small_int(1, 3)));
+      if (chance(w_["async"])) directives_.push_back(fmt::format("async({})", producer.name));
+      loops = schedule_loops(producer);
+    }
+  }
+
+  std::string realization() {
+    auto extent = [&](int cap) {
+      switch (small_int(0, 2)) {
+        case 0: return 1 + small_int(0, std::min(cap, 9) - 1);
+        case 1: return 1 + small_int(0, std::min(cap, 32) - 1);
+        default: return 1 + small_int(0, cap - 1);
+      }
+    };
+    int xl = extent(c_.max_window);
+    std::string window = fmt::format("({}, {})", small_int(-3, 3), xl);
+    if (two_d_) window += fmt::format(", ({}, {})", small_int(-3, 3), extent(std::max(1, std::min(c_.max_window, c_.max_points / xl))));
+    return fmt::format("realize ({}) over {}\n", use_param_ ? fmt::format("p = {}", small_int(0, 8)) : "", window);
+  }
+};
+
+}  // namespace
+
+rc::Gen<Program> gen_halide_case(HalideGenConfig cfg) {
+  return rc::gen::exec([cfg] {
+    std::string text = Builder(cfg).build();
+    Program prog = parse_program(text, "<halide-case>");
+    std::vector<Directive> ds = prog.schedule ? *prog.schedule : std::vector<Directive>{};
+    return keep_valid(std::move(prog), std::move(ds));
+  });
+}
+
+rc::Shrinkable<Program> generate_halide_case(const CaseSeed& s, const HalideGenWeights& w) {
+  return gen_halide_case(halide_case_config(s.size, w))(rc::Random(s.key), rc::kNominalSize);
+}
+
+}  // namespace halo::fuzz

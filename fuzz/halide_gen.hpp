@@ -1,0 +1,86 @@
+// The case generator of `halo fuzz --target halide` (issue 17): programs as Halide users
+// write them and schedules where Halide's known miscompilations live, instead of the
+// semantics generator's corners (big integers, scatters, error values) that Halide either
+// cannot represent in Int32 or rejects.
+//
+// A case is a chain of stencils over shared x, y (each func reads the previous one, and
+// sometimes the one before, at small offsets, through a downsample x / 2 or an upsample
+// 2 * x now and then), some funcs with an update reducing over an rdom (with predicates),
+// a window up to 64 points per dimension, and a schedule drawn pattern by pattern from the
+// output down: the consumer's x and y split (factors 1 to 8, every tail strategy, Halide's
+// predicate tails included), tiled by a swap, its inner variables vectorized or unrolled,
+// the producer computed at the inner or outer split variable or at root and stored at
+// root, at an outer loop or where it is computed (sliding windows), fold_storage and async
+// on such producers, the update split, vectorized and rfactor'ed, and the same again one
+// and two levels down (chains three deep). Every constant and intermediate stays inside
+// Int32 by construction (small constants, sums of a few reads, no product of two func
+// values), and rdom extents are positive, so almost no case is out of Halide's model or
+// has a reference error.
+//
+// The generator draws with RapidCheck, so each case shrinks, and each feature's choice
+// shrinks towards leaving the feature out; the fig. 2.11 part of the schedule is made
+// valid by dropping what halo's rules reject (fuzz/schedule_tree.hpp, keep_valid), while
+// Halide's own directives are kept for Halide to judge.
+#pragma once
+
+#include "fuzz/case_gen.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace halo::fuzz {
+
+// How often each pattern is drawn, in percent (a chance per opportunity). Tunable from the
+// command line (`halo fuzz --target halide --weight NAME=PERCENT`) and recorded in every
+// finding's JSON record.
+struct HalideGenWeights {
+  std::map<std::string, int> percent = {
+      {"two_d", 80},           // funcs over (x, y) rather than (x)
+      {"second_read", 30},     // a func also reads the func two steps back
+      {"resample", 12},        // a read through x / 2 or 2 * x
+      {"update", 35},          // a func gets an update with an rdom
+      {"predicate", 30},       // an update has a predicate
+      {"split", 85},           // a consumer's x is split
+      {"split_y", 45},         // its y is split too
+      {"tile", 50},            // both split: yi swapped inside xo
+      {"predicate_tail", 35},  // a split uses one of Halide's own tails (predicate*, auto)
+      {"vectorize", 25},       // an inner split variable is vectorized
+      {"unroll", 15},          // an inner split variable is unrolled
+      {"parallel", 10},        // an outer loop is parallel
+      {"compute_root", 20},    // a producer stays at root
+      {"compute_inner", 55},   // a producer is computed at the innermost split variable
+      {"store_root", 35},      // a producer computed at a loop is stored at root
+      {"store_outer", 35},     // ... at an outer loop of the consumer (a sliding window)
+      {"fold_storage", 15},    // a producer stored above its compute level is folded
+      {"async", 10},           // a producer computed at a loop is async
+      {"update_split", 50},    // an update's pure x is split
+      {"rfactor", 30},         // an update's rdom loop is rfactor'ed
+      {"compute_with", 8},     // two stages of a func are fused with compute_with
+      {"specialize", 10},      // the output is specialized on a parameter
+  };
+  // Sets NAME=PERCENT; throws InputError naming the weights when NAME is unknown or the
+  // percent is outside 0..100.
+  void set(const std::string& assignment);
+  nlohmann::json to_json() const;
+  int operator[](const std::string& name) const { return percent.at(name); }
+};
+
+struct HalideGenConfig {
+  HalideGenWeights weights;
+  int max_funcs = 4;        // a chain of 2..max_funcs
+  int max_window = 64;      // points per dimension
+  int max_points = 2048;    // points of the whole window
+  int max_factor = 8;       // split factors 1..max_factor
+};
+// The configuration of a case of the given size (campaign sizes 0..kMaxCaseSize): longer
+// chains and larger windows as the size grows.
+HalideGenConfig halide_case_config(int size, const HalideGenWeights& w);
+
+rc::Gen<Program> gen_halide_case(HalideGenConfig cfg);
+// The case a seed denotes under these weights, with its shrink tree.
+rc::Shrinkable<Program> generate_halide_case(const CaseSeed& s, const HalideGenWeights& w);
+
+}  // namespace halo::fuzz
