@@ -1,0 +1,97 @@
+// The case generator of `halo fuzz --target halide` (fuzz/halide_gen.hpp): its cases are
+// valid, stay inside Halide's Int(32) model and have no reference error (issue 17 asks
+// for at most 3% each), they reach the patterns where Halide's bugs live, and the weights
+// steer it.
+#include "fuzz/halide_gen.hpp"
+#include "interp/fast_eval.hpp"
+#include "oracle/targets/halide/int32_model.hpp"
+#include "schedule/schedule.hpp"
+#include "semantics/printer.hpp"
+#include "semantics/validity.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "tests/cli_support.hpp"
+
+using namespace halo;
+
+namespace {
+
+bool has_directive(const Program& p, const std::string& text) {
+  if (!p.schedule) return false;
+  for (const Directive& d : *p.schedule)
+    if (print_directive(d).find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("halide generator: valid cases inside Int32 that reach Halide's bug patterns", "[fuzz][halide-gen]") {
+  fuzz::HalideGenWeights w;
+  const int n = 300;
+  int out_of_model = 0, reference_errors = 0;
+  std::map<std::string, int> reached;
+  for (int k = 0; k < n; ++k) {
+    Program p = fuzz::generate_halide_case(fuzz::campaign_case(5, uint64_t(k)), w).value();
+    INFO(print_program(p));
+    REQUIRE(validate_program(p).empty());
+    REQUIRE_NOTHROW(schedule_formal_part(p));
+    Input in = resolve_input(p, {});
+    if (!halide::check_int32_model(p, in).in_model) ++out_of_model;
+    for (const Value& v : evaluate_fast(p.pipeline, in, Limits{}).values)
+      if (!v.is_int()) {
+        ++reference_errors;
+        break;
+      }
+    // The patterns of issue 17, each counted once per case.
+    for (const char* pattern : {"xi>)", "yi>)", "predicate", "rfactor", "vectorized", "unrolled", "fold_storage",
+                                "async", "store_at", "swap", "specialize"})
+      if (has_directive(p, pattern)) ++reached[pattern];
+    bool sliding = false;  // compute_at at an inner split variable with the storage above it
+    if (p.schedule)
+      for (const Directive& c : *p.schedule)
+        if (c.kind == DirectiveKind::ComputeAt && (c.loop.var.text == "xi" || c.loop.var.text == "yi")) {
+          bool stored_at_compute = false;
+          for (const Directive& s : *p.schedule)
+            if (s.kind == DirectiveKind::StoreAt && s.func.text == c.func.text && s.loop.var.text == c.loop.var.text)
+              stored_at_compute = true;
+          sliding = sliding || !stored_at_compute;
+        }
+    if (sliding) ++reached["compute at an inner split variable, stored above"];
+  }
+  for (const auto& [pattern, count] : reached) UNSCOPED_INFO(pattern << ": " << count);
+  CHECK(out_of_model * 100 <= 3 * n);
+  CHECK(reference_errors * 100 <= 3 * n);
+  for (const char* pattern : {"xi>)", "yi>)", "predicate", "rfactor", "vectorized", "unrolled", "fold_storage", "async",
+                              "store_at", "swap", "specialize", "compute at an inner split variable, stored above"}) {
+    INFO(pattern);
+    CHECK(reached[pattern] > 0);
+  }
+  CHECK(reached["compute at an inner split variable, stored above"] * 10 >= n);  // a tenth of the cases at least
+}
+
+TEST_CASE("halide generator: weights steer it and are checked", "[fuzz][halide-gen]") {
+  fuzz::HalideGenWeights w;
+  w.set("split=0");
+  w.set("split_y=0");
+  w.set("update=0");
+  for (int k = 0; k < 60; ++k) {
+    Program p = fuzz::generate_halide_case(fuzz::campaign_case(9, uint64_t(k)), w).value();
+    INFO(print_program(p));
+    CHECK_FALSE(has_directive(p, "split("));
+    for (const FuncDef& f : p.pipeline.funcs) CHECK(f.updates.empty());
+  }
+  CHECK(w.to_json()["split"] == 0);
+  CHECK_THROWS_AS(w.set("splitt=3"), InputError);
+  CHECK_THROWS_AS(w.set("split=101"), InputError);
+  CHECK_THROWS_AS(w.set("split"), InputError);
+  CHECK_THROWS_AS(w.set("split=5x"), InputError);
+  // On the command line: a bad weight, or a weight without the halide generator, is exit 2.
+  CHECK(test::run_halo({"fuzz", "--target", "halide", "--cases", "1", "--weight", "splitt=3"}).status == 2);
+  CHECK(test::run_halo({"fuzz", "--cases", "1", "--weight", "split=3"}).status == 2);
+  CHECK(test::run_halo({"fuzz", "--target", "halide", "--cases", "1", "--generator", "semantics", "--weight", "split=3"})
+            .status == 2);
+}
