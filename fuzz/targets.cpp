@@ -6,6 +6,7 @@
 #include "bounds/query_check.hpp"
 #include "oracle/quality.hpp"
 #include "schedule/schedule.hpp"
+#include "semantics/command_budget.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/validity.hpp"
@@ -72,6 +73,15 @@ std::optional<Prepared> prepare(const Program& generated, CaseResult& r) {
 }
 
 
+// The whole case (scheduling, bounds inference and lifting, every evaluation) shares one
+// deadline: a case runs a few evaluations of at most lim.max_seconds each, and bounds
+// inference whose fills grow too fast must stop too (seed 11, case 540: a fused loop of a
+// func with three rdom updates took 145 s in β0), as a resource limit, not a finding.
+constexpr double kCaseDeadlineFactor = 5;
+CommandLimits case_budget(const Limits& lim) {
+  return CommandLimits{lim.max_seconds > 0 ? kCaseDeadlineFactor * lim.max_seconds : 0, lim.max_memory_bytes};
+}
+
 }  // namespace
 
 CaseResult guarded(const std::function<CaseResult(CaseResult&)>& body) {
@@ -101,6 +111,7 @@ Limits default_case_limits() {
 }
 
 CaseResult check_self(const Program& prog, const Limits& lim) {
+  ScopedCommandBudget budget(case_budget(lim));
   return guarded([&](CaseResult& r) {
     auto p = prepare(prog, r);
     if (!p) return r;
@@ -132,6 +143,7 @@ CaseResult check_self(const Program& prog, const Limits& lim) {
 
 CaseResult check_engine_case(const Program& prog, const Limits& lim, const std::string& engine,
                              double engine_seconds) {
+  ScopedCommandBudget budget(case_budget(lim));
   return guarded([&](CaseResult& r) {
     auto p = prepare(prog, r);
     if (!p) return r;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <rapidcheck/catch.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -194,4 +195,42 @@ TEST_CASE("fuzz: the fixed-seed campaign finds nothing and reaches every directi
   for (const std::string& f : fuzz::feature_coverage_names()) CHECK(cov["features"][f].get<uint64_t>() > 0);
   // Most cases compute something: β0 succeeds and the run ends normally.
   CHECK(cov["outcomes"]["computed"].get<uint64_t>() >= 150);
+}
+
+TEST_CASE("fuzz: a case whose bounds inference runs away stops at the case deadline", "[fuzz][reliability]") {
+  // Seed 11, case 540: β0's fills for a fused loop of a func with three rdom updates grow
+  // until bounds inference alone took 145 s. The whole case shares one deadline (five
+  // times --case-timeout), so it ends as a resource limit, not a stall of the campaign.
+  Program p = parse_program(R"(pipeline f2() {
+  fun f0(x) = { (x > x) / (x >= x) != (8 * x == (4 >= (-1))) }
+  fun f1(x, y) = {
+    f0[min(max(y >= y, (-1)), 0)];
+    rdom(r10 = (2, 5)) in (x, y) <- f0[x + 1];
+    rdom() in (x, y) <- f1[x, y] * 9 + (y < f0[x + 2])
+  }
+  fun f2(x, y) = {
+    max(min(f1[y, y + 1], 9 != x), x);
+    rdom(r10 = (2, 5)) in (x, y) <- f2[x, y] * 8 + f2[x, y];
+    rdom(r20 = (1, 1), r21 = ((-2), 1)) in (x, y) <- f2[x, y] * 8 + f1[x + 1, y];
+    rdom(r30 = (1, 5)) in (x, y) <- f2[x, y] * 9 + f1[r30, x - 1]
+  }
+}
+schedule {
+  traverse(<f1, 0, 1, r10>, serial);
+  fuse(<f2, 0, 1, y>, yx);
+  traverse(<f1, 0, 1, r10>, serial);
+  align_bounds(f1, x, 4, 3);
+  align_bounds(f2, y, 3, 1);
+}
+realize () over (-1, 1), (-3, 4)
+)",
+                            "<case-540>");
+  Limits lim = fuzz::default_case_limits();
+  lim.max_seconds = 0.5;
+  auto t0 = std::chrono::steady_clock::now();
+  fuzz::CaseResult r = fuzz::check_self(p, lim);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.detail);
+  CHECK(r.verdict == fuzz::CaseResult::Verdict::Limit);
+  CHECK(seconds < 30);  // 2.5 s of deadline; generous for sanitizer builds
 }
