@@ -198,9 +198,8 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
     }
     ++s.cases;
     if (r.kind != "generator") {
-      s.coverage.add_program(prog);
       r = check(prog);
-      s.coverage.add_outcomes(r.outcomes);
+      s.coverage.add_case(prog, r.outcomes);
     }
     if (r.verdict == CaseResult::Verdict::Pass) ++(r.vacuous ? s.vacuous : s.passed);
     if (r.verdict == CaseResult::Verdict::Limit) ++s.limits;

@@ -130,6 +130,50 @@ std::vector<std::string> directives_in(const Program& prog) {
   return {out.begin(), out.end()};
 }
 
+const std::vector<std::string>& combination_coverage_names() {
+  static const std::vector<std::string> names = {
+      "compute_at.split_variable", "store_above_compute", "sliding_window", "split.predicating_tail",
+      "vectorize.split_variable", "rfactor",          "fold_storage",     "async",
+      "compute_with",             "hoist_storage"};
+  return names;
+}
+
+std::vector<std::string> combinations_in(const Program& prog) {
+  std::set<std::string> out;
+  if (!prog.schedule) return {};
+  std::set<std::string> split_vars;  // "func/var" a split made
+  std::map<std::string, std::string> compute_at, store_at;  // func → "consumer/var"
+  for (const Directive& d : *prog.schedule) {
+    std::string at = d.loop.func.text + "/" + d.loop.var.text;
+    switch (d.kind) {
+      case DirectiveKind::Split:
+        for (const Name& n : d.names) split_vars.insert(d.loop.func.text + "/" + n.text);
+        if (is_halide_only(d.tail)) out.insert("split.predicating_tail");
+        break;
+      case DirectiveKind::Traverse:
+        if (d.order == Traversal::Vectorized && split_vars.count(at)) out.insert("vectorize.split_variable");
+        break;
+      case DirectiveKind::ComputeAt: compute_at[d.func.text] = at; break;
+      case DirectiveKind::StoreAt: store_at[d.func.text] = at; break;
+      case DirectiveKind::Rfactor:
+      case DirectiveKind::FoldStorage:
+      case DirectiveKind::Async:
+      case DirectiveKind::ComputeWith:
+      case DirectiveKind::HoistStorage: out.insert(directive_name(d.kind)); break;
+      default: break;
+    }
+  }
+  for (const auto& [f, at] : compute_at) {
+    bool in_split = split_vars.count(at) > 0;
+    auto st = store_at.find(f);
+    bool above = st == store_at.end() || st->second != at;  // no store_at: stored at root
+    if (in_split) out.insert("compute_at.split_variable");
+    if (above) out.insert("store_above_compute");
+    if (in_split && above) out.insert("sliding_window");
+  }
+  return {out.begin(), out.end()};
+}
+
 std::vector<std::string> features_in(const Program& prog) {
   std::set<std::string> out;
   const Pipeline& p = prog.pipeline;
@@ -187,7 +231,18 @@ void Coverage::add_program(const Program& prog) {
 }
 
 void Coverage::add_outcomes(const std::vector<std::string>& tags) {
-  for (const std::string& t : tags) ++outcomes[t];
+  for (const std::string& t : tags)
+    if (t != kRanTag) ++outcomes[t];
+}
+
+void Coverage::add_case(const Program& prog, const std::vector<std::string>& outcome_tags) {
+  add_program(prog);
+  add_outcomes(outcome_tags);
+  bool ran = std::find(outcome_tags.begin(), outcome_tags.end(), kRanTag) != outcome_tags.end();
+  for (const std::string& c : combinations_in(prog)) {
+    ++combinations[c].cases;
+    combinations[c].ran += ran;
+  }
 }
 
 std::vector<std::string> Coverage::not_reached() const {
@@ -214,8 +269,15 @@ nlohmann::json Coverage::to_json() const {
   auto [f, fr] = table(feature_coverage_names(), features);
   nlohmann::json o = nlohmann::json::object();
   for (const auto& [k, v] : outcomes) o[k] = v;
-  return {{"directives", d},        {"features", f},           {"outcomes", o},
-          {"directives_reached", dr}, {"features_reached", fr}, {"not_reached", not_reached()}};
+  nlohmann::json c = nlohmann::json::object();
+  for (const std::string& n : combination_coverage_names()) {
+    auto it = combinations.find(n);
+    c[n] = {{"cases", it == combinations.end() ? 0 : it->second.cases},
+            {"ran", it == combinations.end() ? 0 : it->second.ran}};
+  }
+  return {{"directives", d},          {"features", f},           {"outcomes", o},
+          {"directives_reached", dr}, {"features_reached", fr}, {"not_reached", not_reached()},
+          {"combinations", c}};
 }
 
 }  // namespace halo::fuzz

@@ -26,12 +26,30 @@ const std::vector<std::string>& feature_coverage_names();
 std::vector<std::string> directives_in(const Program& prog);
 std::vector<std::string> features_in(const Program& prog);
 
+// The combinations of directives where Halide's known miscompilations live (issue 17): a
+// producer computed at a variable a split made, stored above its compute level, both
+// (a sliding window), a split with one of Halide's predicating tails, a vectorized split
+// variable, rfactor, fold_storage, async, compute_with, hoist_storage.
+const std::vector<std::string>& combination_coverage_names();
+std::vector<std::string> combinations_in(const Program& prog);
+
+// The outcome tag a candidate adds when it compiled and ran the case (so the coverage of a
+// combination can say how many of its cases really reached the compiler's code).
+inline constexpr const char* kRanTag = "ran";
+
 struct Coverage {
   std::map<std::string, uint64_t> directives, features, outcomes;  // name → number of cases
+  struct Reach {
+    uint64_t cases = 0, ran = 0;
+  };
+  std::map<std::string, Reach> combinations;
   void add_program(const Program& prog);
   void add_outcomes(const std::vector<std::string>& tags);
+  // Both, and the combinations of `prog` with whether its outcomes include kRanTag.
+  void add_case(const Program& prog, const std::vector<std::string>& outcome_tags);
   // {"directives": {name: count, ...}, "features": {...}, "outcomes": {...},
-  //  "directives_reached": "k/n", "features_reached": "k/n", "not_reached": [...]}
+  //  "directives_reached": "k/n", "features_reached": "k/n", "not_reached": [...],
+  //  "combinations": {name: {"cases", "ran"}, ...}}
   nlohmann::json to_json() const;
   // Names of directives and features no case reached.
   std::vector<std::string> not_reached() const;

@@ -1,6 +1,8 @@
 // The per-case checks of `halo fuzz --target self` and `halo comply`: see targets.hpp.
 #include "fuzz/targets.hpp"
 
+#include "fuzz/coverage.hpp"
+
 #include "bounds/beta0.hpp"
 #include "bounds/extract.hpp"
 #include "bounds/query_check.hpp"
@@ -124,6 +126,7 @@ CaseResult check_self(const Program& prog, const Limits& lim) {
     r.vacuous = !c.ok;
     OracleVerdict v = check_theorems(p->prog, c.program, p->input, lim);
     r.outcomes.push_back(std::string("status:") + run_status_name(v.run.status));
+    if (c.ok) r.outcomes.push_back(kRanTag);  // the completed program (not `assert 0`) ran
     if (v.reference_has_error) r.outcomes.push_back("reference:error");
     if (!v.holds()) {
       if (c.ok) explain_with_query(v, t, b.filling, p->input, lim);

@@ -234,3 +234,43 @@ realize () over (-1, 1), (-3, 4)
   CHECK(r.verdict == fuzz::CaseResult::Verdict::Limit);
   CHECK(seconds < 30);  // 2.5 s of deadline; generous for sanitizer builds
 }
+
+TEST_CASE("fuzz: the combinations where Halide's bugs live are counted with how many ran", "[fuzz]") {
+  Program p = parse_program(R"(pipeline out() {
+  fun g(x, y) = { x + y }
+  fun out(x, y) = { g[x, y] + g[x + 1, y] }
+}
+schedule {
+  split(<out, 0, 0, x>, xo, xi, 4, predicate);
+  traverse(<out, 0, 0, xi>, vectorized);
+  compute_at(g, <out, 0, 0, xi>);
+  async(g);
+}
+realize () over (0, 8), (0, 4)
+)",
+                            "<combinations>");
+  std::vector<std::string> c = fuzz::combinations_in(p);
+  CHECK(c == std::vector<std::string>{"async", "compute_at.split_variable", "sliding_window", "split.predicating_tail",
+                                      "store_above_compute", "vectorize.split_variable"});
+  // Stored where it is computed: no longer above it, no sliding window.
+  Program q = parse_program(R"(pipeline out() {
+  fun g(x) = { x }
+  fun out(x) = { g[x] }
+}
+schedule {
+  split(<out, 0, 0, x>, xo, xi, 4, guard);
+  compute_at(g, <out, 0, 0, xo>);
+  store_at(g, <out, 0, 0, xo>);
+}
+realize () over (0, 8)
+)",
+                            "<stored-at-compute>");
+  CHECK(fuzz::combinations_in(q) == std::vector<std::string>{"compute_at.split_variable"});
+  fuzz::Coverage cov;
+  cov.add_case(p, {"halide:pass", fuzz::kRanTag});
+  cov.add_case(p, {"halide:not_expressible"});
+  CHECK(cov.combinations["async"].cases == 2);
+  CHECK(cov.combinations["async"].ran == 1);
+  CHECK(cov.outcomes.count(fuzz::kRanTag) == 0);  // the tag feeds the combinations only
+  CHECK(cov.to_json()["combinations"]["sliding_window"]["ran"] == 1);
+}

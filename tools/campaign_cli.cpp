@@ -100,6 +100,12 @@ void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, std
   auto missing = s.coverage.not_reached();
   out << (missing.empty() ? "\n" : fmt::format(" (not reached: {})\n", fmt::join(missing, ", ")));
   out << "  outcomes: " << outcome_list(s.coverage.outcomes) << "\n";
+  std::vector<std::string> combos;  // cases with the combination, of which the candidate ran
+  for (const std::string& n : fuzz::combination_coverage_names()) {
+    auto it = s.coverage.combinations.find(n);
+    if (it != s.coverage.combinations.end()) combos.push_back(fmt::format("{} {} ({} ran)", n, it->second.cases, it->second.ran));
+  }
+  if (!combos.empty()) out << "  combinations: " << fmt::format("{}", fmt::join(combos, ", ")) << "\n";
   for (size_t i = 0; i < s.findings.size(); ++i) {
     const fuzz::FindingReport& f = s.findings[i];
     out << fmt::format("\nfinding {}: case {} (size {}): {}\n  {}\n", i + 1, f.index, f.seed.size, f.kind, f.detail);

@@ -1,6 +1,7 @@
 // The Halide target of `halo fuzz` (fuzz_target.hpp).
 #include "oracle/targets/halide/fuzz_target.hpp"
 
+#include "fuzz/coverage.hpp"
 #include "interp/input.hpp"
 #include "oracle/targets/halide/versions.hpp"
 #include "semantics/diagnostics.hpp"
@@ -36,6 +37,13 @@ fuzz::CaseResult check_halide_case(const Program& prog, const Limits& lim, const
     r.outcomes.push_back(std::string("halide:") + outcome_name(v.outcome));
     // A hole in the memory check, counted so that a campaign says how often it opened.
     if (v.mem.unjudged_vector_lanes > 0) r.outcomes.push_back("halide:memcheck-unjudged-vector-lanes");
+    switch (v.outcome) {  // Halide compiled the case and ran it
+      case HalideOutcome::Pass: case HalideOutcome::WrongOutput: case HalideOutcome::MemoryViolation:
+      case HalideOutcome::AgreedAssertion: case HalideOutcome::RuntimeAssertion:
+        r.outcomes.push_back(fuzz::kRanTag);
+        break;
+      default: break;
+    }
     if (!v.finding()) return r;
     r.verdict = fuzz::CaseResult::Verdict::Finding;
     r.kind = shrink_kind(v);
