@@ -163,7 +163,8 @@ TEST_CASE("a fold too small for the region is Halide refusing its own directive"
   std::filesystem::remove(tmp);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
-  for (const auto& row : nlohmann::json::parse(r.out)["matrix"]) {
+  nlohmann::json verdict = nlohmann::json::parse(r.out);
+  for (const auto& row : verdict["matrix"]) {
     CHECK(row["outcome"] == "not_expressible");
     CHECK_THAT(row["detail"].get<std::string>(), Catch::Contains("folded buffer"));
   }
