@@ -152,7 +152,7 @@ Program without_rvar(Program p, size_t f, size_t u, size_t k) {
 bool is_valid_case(const Program& p) {
   if (!validate_program(p).empty()) return false;
   try {
-    schedule_pipeline(p);
+    schedule_formal_part(p);  // Halide's own directives are kept for the candidate to judge
     resolve_input(p, {});
   } catch (const std::exception&) {
     // Rejected input, or a variant on which halo itself fails: either way not a candidate

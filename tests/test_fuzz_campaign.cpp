@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -251,4 +252,37 @@ TEST_CASE("beta0-engine: answers a query document with β0's substitution, and r
   CHECK(e.err.find("\"program\"") != std::string::npos);
   fs::remove(doc);
   fs::remove(bad);
+}
+
+TEST_CASE("replay --shrink minimizes a finding file again and keeps the failure", "[fuzz][cli]") {
+  // The literal figure's Def. 2.5 violation (docs/beta0.md) with a needlessly long f0: the
+  // structural reductions bring f0 back to 0 and the shrunk file fails the same way.
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("halo_replay_shrink_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "case.halo") << R"(pipeline f1() {
+  fun f0(x) = { x * 0 + 0 * 7 }
+  fun f1(x) = { f0[x] }
+}
+schedule {
+  specialize(f1, 0);
+  split(<f1, 1, 0, x>, xo, xi, 3, round);
+  bound(f0, x, 0, 3);
+}
+realize () over (0, 1)
+)";
+  test::CliResult r = test::run_halo({"comply", "--engine", "beta0-literal", "--replay", (dir / "case.halo").string(),
+                                      "--shrink", "--out", (dir / "out").string(), "--json"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 1);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["replayed"][0].contains("shrunk"));
+  std::ifstream in(j["replayed"][0]["shrunk"].get<std::string>());
+  std::string shrunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(shrunk.find("fun f0(x) = { 0 }") != std::string::npos);
+  CHECK(shrunk.find("still: quality") != std::string::npos);
+  test::CliResult again = test::run_halo({"comply", "--engine", "beta0-literal", "--replay",
+                                          j["replayed"][0]["shrunk"].get<std::string>()});
+  CHECK(again.status == 1);
+  std::filesystem::remove_all(dir);
 }

@@ -29,6 +29,7 @@ struct CampaignCliOptions {
   uint64_t max_steps = fuzz::default_case_limits().max_steps;
   double case_timeout = fuzz::default_case_limits().max_seconds;
   std::vector<std::string> replay;
+  bool shrink = false;                     // --replay FILE --shrink: minimize each replayed finding again
   std::vector<std::string> fuzzer_inputs;  // libFuzzer inputs to run as the campaign's cases
   std::string resume_dir;                  // --resume DIR
 };
