@@ -74,6 +74,9 @@ const OwnDirectiveCheck kOwnDirectiveChecks[] = {
     {DirectiveKind::FoldStorage, "is too small to store the required region",
      "Halide checks at run time that a folded buffer holds the region each iteration needs; fold_storage is "
      "Halide's own directive, which halo's rules do not judge"},
+    {DirectiveKind::FoldStorage, "was accessed out of order",
+     "Halide checks at run time that a folded dimension is accessed monotonically; fold_storage is Halide's own "
+     "directive, which halo's rules do not judge"},
 };
 
 const OwnDirectiveCheck* own_directive_check(const Program& prog, const std::string& message) {
