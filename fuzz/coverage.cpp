@@ -3,6 +3,7 @@
 
 #include "bounds/simplify.hpp"
 #include "fuzz/program_gen.hpp"
+#include "schedule/schedule.hpp"
 
 #include <fmt/format.h>
 
@@ -148,7 +149,7 @@ std::vector<std::string> combinations_in(const Program& prog) {
     switch (d.kind) {
       case DirectiveKind::Split:
         for (const Name& n : d.names) split_vars.insert(d.loop.func.text + "/" + n.text);
-        if (is_halide_only(d.tail)) out.insert("split.predicating_tail");
+        if (is_predicating(d.tail)) out.insert("split.predicating_tail");
         break;
       case DirectiveKind::Traverse:
         if (d.order == Traversal::Vectorized && split_vars.count(at)) out.insert("vectorize.split_variable");

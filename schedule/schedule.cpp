@@ -83,6 +83,10 @@ Program formal_part(const Program& prog) {
   return out;
 }
 
+bool is_predicating(TailStrategy t) {
+  return t == TailStrategy::Predicate || t == TailStrategy::PredicateLoads || t == TailStrategy::PredicateStores;
+}
+
 TgtProgram schedule_formal_part(const Program& prog) {
   Program formal = formal_part(prog);
   TgtProgram t = lower_pipeline(formal);

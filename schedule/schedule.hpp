@@ -29,6 +29,9 @@ TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps
 // split with one of Halide's tails read as a guard split (the same loops vo and vi). halo
 // checks this part with its own rules; the candidate is judged on the whole schedule.
 Program formal_part(const Program& prog);
+// Halide's tails that predicate loads or stores (predicate, predicate_loads,
+// predicate_stores): `auto` is Halide's too but picks one of the unpredicated strategies.
+bool is_predicating(TailStrategy t);
 // schedule_pipeline(formal_part(prog)), and the loops Halide's own directives name
 // (rfactor, compute_with, hoist_storage) checked where each stands in the schedule: a loop
 // that does not exist there (split away, or never made) is an InputError at the directive.

@@ -266,6 +266,12 @@ realize () over (0, 8)
 )",
                             "<stored-at-compute>");
   CHECK(fuzz::combinations_in(q) == std::vector<std::string>{"compute_at.split_variable"});
+  // `auto` is Halide's own tail but predicates nothing.
+  Program a = q;
+  (*a.schedule)[0].tail = TailStrategy::Auto;
+  CHECK(fuzz::combinations_in(a) == std::vector<std::string>{"compute_at.split_variable"});
+  (*a.schedule)[0].tail = TailStrategy::PredicateLoads;
+  CHECK(fuzz::combinations_in(a) == std::vector<std::string>{"compute_at.split_variable", "split.predicating_tail"});
   fuzz::Coverage cov;
   cov.add_case(p, {"halide:pass", fuzz::kRanTag});
   cov.add_case(p, {"halide:not_expressible"});

@@ -365,7 +365,7 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
   // what it could not check.
   if (v.mem.vector_lanes_out_of_bounds > 0) {
     bool predicated = prog.schedule && std::any_of(prog.schedule->begin(), prog.schedule->end(), [](const Directive& d) {
-                        return d.kind == DirectiveKind::Split && is_halide_only(d.tail);
+                        return d.kind == DirectiveKind::Split && is_predicating(d.tail);
                       });
     if (predicated) {
       v.notes.push_back(fmt::format(
