@@ -74,12 +74,22 @@ class Builder {
     two_d_ = chance(w_["two_d"]);
     int n = 2 + small_int(0, c_.max_funcs - 2);
     use_param_ = chance(w_["specialize"]);
+    // Two sibling producers of one consumer, fused at their outermost loops: Halide refuses
+    // compute_with between a func and its own consumer, or between the stages of one func.
+    if (chance(w_["compute_with"])) {
+      n = std::max(n, 3);
+      sibling_ = small_int(0, n - 3);
+    }
     for (int i = 0; i < n; ++i) funcs_.push_back(make_func(i));
     std::string out = fmt::format("pipeline {}({}) {{\n", funcs_.back().name, use_param_ ? "p" : "");
     for (const Func& f : funcs_) out += f.text;
     out += "}\n\nschedule {\n";
     schedule();
-    for (const std::string& d : directives_) out += "  " + d + ";\n";
+    // Drawn from the output down, each func's loops beside its placement; written in the
+    // phase order of fig. 2.11, or validity would drop every directive after the first
+    // placement (keep_valid).
+    std::stable_sort(directives_.begin(), directives_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [phase, d] : directives_) out += "  " + d + ";\n";
     out += "}\n\n";
     out += realization();
     return out;
@@ -89,8 +99,11 @@ class Builder {
   const HalideGenConfig& c_;
   const HalideGenWeights& w_;
   bool two_d_ = true, use_param_ = false;
+  int sibling_ = -1;  // funcs sibling_ and sibling_ + 1 both feed sibling_ + 2; -1: none
   std::vector<Func> funcs_;
-  std::vector<std::string> directives_;
+  std::vector<std::pair<int, std::string>> directives_;  // (phase, text)
+
+  void add(DirectiveKind kind, std::string text) { directives_.emplace_back(directive_phase(kind), std::move(text)); }
 
   std::string args() const { return two_d_ ? "x, y" : "x"; }
 
@@ -114,15 +127,21 @@ class Builder {
     return e;
   }
 
+  // The func that func i reads first: the previous one, except that the second sibling
+  // reads what the first one reads.
+  int input_of(int i) const { return sibling_ >= 0 && i == sibling_ + 1 ? i - 2 : i - 1; }
+
   // A stencil over the previous funcs: a sum of 1..3 reads with coefficients -1..2, now
   // and then clamped, halved or selected on x. Values stay small: each stage multiplies the
-  // largest magnitude by at most 6.
+  // largest magnitude by at most 6 (by 7 for the consumer of two siblings).
   std::string stencil(int i) {
     int terms = 1 + small_int(0, 2);
+    int in = input_of(i);
     std::string e;
     for (int t = 0; t < terms; ++t) {
-      std::string g = funcs_[size_t(i - 1)].name;
-      if (i >= 2 && chance(w_["second_read"])) g = funcs_[size_t(i - 2)].name;
+      std::string g = funcs_[size_t(in)].name;
+      bool feeds_or_reads_siblings = sibling_ >= 0 && (i == sibling_ + 1 || i == sibling_ + 2);
+      if (in >= 1 && !feeds_or_reads_siblings && chance(w_["second_read"])) g = funcs_[size_t(in - 1)].name;
       int k = small_int(-1, 2);
       std::string term = k == 1 ? read(g) : fmt::format("{} * {}", read(g), k == 0 ? 2 : k);
       e = e.empty() ? term : fmt::format("{} + {}", e, term);
@@ -130,7 +149,7 @@ class Builder {
     switch (small_int(0, 7)) {
       case 1: return fmt::format("min(max({}, {}), {})", e, small_int(-20, 0), small_int(1, 60));
       case 2: return fmt::format("({}) / 2", e);
-      case 3: return fmt::format("select(x < {}, {}, {})", small_int(-2, 8), e, read(funcs_[size_t(i - 1)].name));
+      case 3: return fmt::format("select(x < {}, {}, {})", small_int(-2, 8), e, read(funcs_[size_t(in)].name));
       default: return e;
     }
   }
@@ -138,7 +157,7 @@ class Builder {
   // An update reducing over an rdom r (and s): a sum or a max over reads of the previous
   // func, with a predicate now and then.
   std::string update(int i, Func& f) {
-    const std::string& g = funcs_[size_t(i - 1)].name;
+    const std::string& g = funcs_[size_t(input_of(i))].name;
     int r0 = small_int(-2, 0), rn = 1 + small_int(0, 7);
     bool two = two_d_ && chance(25);
     std::string rdom = two ? fmt::format("rdom(r = ({}, {}), s = ({}, {}))", r0, rn, small_int(-1, 0), 1 + small_int(0, 2))
@@ -157,9 +176,10 @@ class Builder {
   Func make_func(int i) {
     Func f;
     f.name = fmt::format("f{}", i);
-    std::string pure = i == 0 ? source_value() : stencil(i);
+    std::string pure = input_of(i) < 0 ? source_value() : stencil(i);
+    if (sibling_ >= 0 && i == sibling_ + 2) pure = fmt::format("{} + {}", pure, read(funcs_[size_t(i - 2)].name));
     f.text = fmt::format("  fun {}({}) = {{ {}", f.name, args(), pure);
-    if (i > 0 && chance(w_["update"])) {
+    if (input_of(i) >= 0 && chance(w_["update"])) {
       f.has_update = true;
       f.text += "; " + update(i, f);
     }
@@ -178,62 +198,74 @@ class Builder {
     auto loop = [&](const std::string& v, int stage = 0) { return fmt::format("<{}, 0, {}, {}>", f.name, stage, v); };
     bool sx = chance(w_["split"]);
     if (sx) {
-      directives_.push_back(fmt::format("split({}, xo, xi, {}, {})", loop("x"), 1 + small_int(0, c_.max_factor - 1), tail()));
+      add(DirectiveKind::Split, fmt::format("split({}, xo, xi, {}, {})", loop("x"), 1 + small_int(0, c_.max_factor - 1), tail()));
       loops.pop_back();
       loops.push_back("xo");
       loops.push_back("xi");
     }
     bool sy = two_d_ && chance(w_["split_y"]);
     if (sy) {
-      directives_.push_back(fmt::format("split({}, yo, yi, {}, {})", loop("y"), 1 + small_int(0, c_.max_factor - 1), tail()));
+      add(DirectiveKind::Split, fmt::format("split({}, yo, yi, {}, {})", loop("y"), 1 + small_int(0, c_.max_factor - 1), tail()));
       loops.erase(loops.begin());
       loops.insert(loops.begin(), {"yo", "yi"});
       if (sx && chance(w_["tile"])) {  // yo, xo, yi, xi: a tile
-        directives_.push_back(fmt::format("swap({})", loop("yi")));
+        add(DirectiveKind::Swap, fmt::format("swap({})", loop("yi")));
         std::swap(loops[1], loops[2]);
       }
     }
-    if (sx && chance(w_["vectorize"])) directives_.push_back(fmt::format("traverse({}, vectorized)", loop("xi")));
-    else if (chance(w_["unroll"]) && (sx || sy)) directives_.push_back(fmt::format("traverse({}, unrolled)", loop(sx ? "xi" : "yi")));
-    if (chance(w_["parallel"])) directives_.push_back(fmt::format("traverse({}, parallel)", loop(loops.front())));
+    if (sx && chance(w_["vectorize"])) add(DirectiveKind::Traverse, fmt::format("traverse({}, vectorized)", loop("xi")));
+    else if (chance(w_["unroll"]) && (sx || sy)) add(DirectiveKind::Traverse, fmt::format("traverse({}, unrolled)", loop(sx ? "xi" : "yi")));
+    if (chance(w_["parallel"])) add(DirectiveKind::Traverse, fmt::format("traverse({}, parallel)", loop(loops.front())));
     if (f.has_update) {
       if (chance(w_["update_split"])) {
-        directives_.push_back(fmt::format("split({}, xo, xi, {}, {})", loop("x", 1), 1 + small_int(0, c_.max_factor - 1), tail()));
-        if (chance(w_["vectorize"])) directives_.push_back(fmt::format("traverse({}, vectorized)", loop("xi", 1)));
+        add(DirectiveKind::Split, fmt::format("split({}, xo, xi, {}, {})", loop("x", 1), 1 + small_int(0, c_.max_factor - 1), tail()));
+        if (chance(w_["vectorize"])) add(DirectiveKind::Traverse, fmt::format("traverse({}, vectorized)", loop("xi", 1)));
       }
-      if (f.update_has_rdom_loop && chance(w_["rfactor"])) directives_.push_back(fmt::format("rfactor({}, u)", loop("r", 1)));
-      if (chance(w_["compute_with"]))
-        directives_.push_back(fmt::format("compute_with({}, {})", loop(two_d_ ? "y" : "x", 1), loop(two_d_ ? "y" : "x", 0)));
+      if (f.update_has_rdom_loop && chance(w_["rfactor"])) add(DirectiveKind::Rfactor, fmt::format("rfactor({}, u)", loop("r", 1)));
     }
     return loops;
   }
 
   // From the output down: each consumer's loops, then where its producer goes.
   void schedule() {
-    if (use_param_) directives_.push_back(fmt::format("specialize({}, p > {})", funcs_.back().name, small_int(0, 4)));
+    if (use_param_) add(DirectiveKind::Specialize, fmt::format("specialize({}, p > {})", funcs_.back().name, small_int(0, 4)));
     std::vector<std::string> loops = schedule_loops(funcs_.back());
+    std::string fused_loop;  // the second sibling's outermost loop
     for (int i = int(funcs_.size()) - 2; i >= 0; --i) {
       const Func& consumer = funcs_[size_t(i + 1)];
       const Func& producer = funcs_[size_t(i)];
-      if (chance(w_["compute_root"])) {
+      // The siblings stay at root, fused at their outermost loops, and so does what both
+      // of them read (a loop of one sibling does not enclose the other's reads).
+      if (sibling_ >= 0 && i == sibling_ + 1) {
+        loops = schedule_loops(producer);
+        fused_loop = loops.front();
+        continue;
+      }
+      if (i == sibling_) {
+        loops = schedule_loops(producer);
+        add(DirectiveKind::ComputeWith, fmt::format("compute_with(<{}, 0, 0, {}>, <{}, 0, 0, {}>)", producer.name, loops.front(),
+                                          consumer.name, fused_loop));
+        continue;
+      }
+      if (i + 1 == sibling_ || chance(w_["compute_root"])) {
         loops = schedule_loops(producer);
         continue;
       }
       size_t at = chance(w_["compute_inner"]) ? loops.size() - 1 : size_t(small_int(0, int(loops.size()) - 1));
       auto loop = [&](size_t k) { return fmt::format("<{}, 0, 0, {}>", consumer.name, loops[k]); };
-      directives_.push_back(fmt::format("compute_at({}, {})", producer.name, loop(at)));
+      add(DirectiveKind::ComputeAt, fmt::format("compute_at({}, {})", producer.name, loop(at)));
       bool stored_above = false;
       if (chance(w_["store_root"])) {
         stored_above = true;
       } else if (at > 0 && chance(w_["store_outer"])) {
-        directives_.push_back(fmt::format("store_at({}, {})", producer.name, loop(size_t(small_int(0, int(at) - 1)))));
+        add(DirectiveKind::StoreAt, fmt::format("store_at({}, {})", producer.name, loop(size_t(small_int(0, int(at) - 1)))));
         stored_above = true;
       } else {
-        directives_.push_back(fmt::format("store_at({}, {})", producer.name, loop(at)));
+        add(DirectiveKind::StoreAt, fmt::format("store_at({}, {})", producer.name, loop(at)));
       }
       if (stored_above && chance(w_["fold_storage"]))
-        directives_.push_back(fmt::format("fold_storage({}, {}, {})", producer.name, two_d_ ? "y" : "x", 1 << small_int(1, 3)));
-      if (chance(w_["async"])) directives_.push_back(fmt::format("async({})", producer.name));
+        add(DirectiveKind::FoldStorage, fmt::format("fold_storage({}, {}, {})", producer.name, two_d_ ? "y" : "x", 1 << small_int(1, 3)));
+      if (chance(w_["async"])) add(DirectiveKind::Async, fmt::format("async({})", producer.name));
       loops = schedule_loops(producer);
     }
   }

@@ -58,7 +58,7 @@ struct HalideGenWeights {
       {"async", 10},           // a producer computed at a loop is async
       {"update_split", 50},    // an update's pure x is split
       {"rfactor", 30},         // an update's rdom loop is rfactor'ed
-      {"compute_with", 8},     // two stages of a func are fused with compute_with
+      {"compute_with", 8},     // two sibling producers of one consumer are fused (compute_with)
       {"specialize", 10},      // the output is specialized on a parameter
   };
   // Sets NAME=PERCENT; throws InputError naming the weights when NAME is unknown or the

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <regex>
 #include <string>
 
 #include "tests/cli_support.hpp"
@@ -61,16 +62,26 @@ TEST_CASE("halide generator: valid cases inside Int32 that reach Halide's bug pa
           sliding = sliding || !stored_at_compute;
         }
     if (sliding) ++reached["compute at an inner split variable, stored above"];
+    bool chain = false;  // a producer computed at a loop has loops of its own split (chains)
+    if (p.schedule)
+      for (const Directive& c : *p.schedule)
+        if (c.kind == DirectiveKind::ComputeAt)
+          for (const Directive& s : *p.schedule)
+            chain = chain || (s.kind == DirectiveKind::Split && s.loop.func.text == c.func.text);
+    if (chain) ++reached["a producer computed at a loop with a split of its own"];
+    if (has_directive(p, "compute_with")) ++reached["compute_with"];
   }
   for (const auto& [pattern, count] : reached) UNSCOPED_INFO(pattern << ": " << count);
   CHECK(out_of_model * 100 <= 3 * n);
   CHECK(reference_errors * 100 <= 3 * n);
   for (const char* pattern : {"xi>)", "yi>)", "predicate", "rfactor", "vectorized", "unrolled", "fold_storage", "async",
-                              "store_at", "swap", "specialize", "compute at an inner split variable, stored above"}) {
+                              "store_at", "swap", "specialize", "compute at an inner split variable, stored above",
+                              "a producer computed at a loop with a split of its own", "compute_with"}) {
     INFO(pattern);
     CHECK(reached[pattern] > 0);
   }
   CHECK(reached["compute at an inner split variable, stored above"] * 10 >= n);  // a tenth of the cases at least
+  CHECK(reached["a producer computed at a loop with a split of its own"] * 10 >= n);
 }
 
 TEST_CASE("halide generator: weights steer it and are checked", "[fuzz][halide-gen]") {
@@ -94,4 +105,38 @@ TEST_CASE("halide generator: weights steer it and are checked", "[fuzz][halide-g
   CHECK(test::run_halo({"fuzz", "--cases", "1", "--weight", "split=3"}).status == 2);
   CHECK(test::run_halo({"fuzz", "--target", "halide", "--cases", "1", "--generator", "semantics", "--weight", "split=3"})
             .status == 2);
+}
+
+TEST_CASE("halide generator: compute_with fuses two sibling producers that neither read each other", "[fuzz][halide-gen]") {
+  fuzz::HalideGenWeights w;
+  w.set("compute_with=100");
+  const std::regex fused(R"(compute_with\(<(f\d+), 0, 0, \w+>, <(f\d+), 0, 0, \w+>\))");
+  for (int k = 0; k < 60; ++k) {
+    Program p = fuzz::generate_halide_case(fuzz::campaign_case(13, uint64_t(k)), w).value();
+    std::string text = print_program(p);
+    INFO(text);
+    std::smatch m;
+    REQUIRE(std::regex_search(text, m, fused));
+    std::string a = m[1], b = m[2];
+    const FuncDef* fa = p.pipeline.find(a);
+    const FuncDef* fb = p.pipeline.find(b);
+    REQUIRE(fa);
+    REQUIRE(fb);
+    // Neither sibling reads the other, one consumer reads both, and both stay at root.
+    auto body = [&](const std::string& f) {
+      size_t at = text.find("fun " + f + "(");
+      size_t end = std::min(text.find("\n  fun ", at), text.find("\n}", at));
+      return text.substr(at, end - at);
+    };
+    CHECK(body(a).find(b + "[") == std::string::npos);
+    CHECK(body(b).find(a + "[") == std::string::npos);
+    bool one_reads_both = false;
+    for (const FuncDef& f : p.pipeline.funcs) {
+      std::string t = body(f.name.text);
+      one_reads_both = one_reads_both || (t.find(a + "[") != std::string::npos && t.find(b + "[") != std::string::npos);
+    }
+    CHECK(one_reads_both);
+    CHECK_FALSE(has_directive(p, "compute_at(" + a + ","));
+    CHECK_FALSE(has_directive(p, "compute_at(" + b + ","));
+  }
 }
