@@ -12,6 +12,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 namespace halo::halide {
@@ -88,7 +89,19 @@ struct GuardedHeap {
 struct Realization {
   Box box;
   std::vector<uint8_t> written;  // one flag per point, when the box is small enough
+  std::thread::id thread;        // the thread that opened it
 };
+
+// The realization an access or an end event of this thread belongs to: the innermost one
+// this thread opened (async producers and parallel tasks realize their own copies on
+// threads of their own, and their events interleave), else the innermost open one (a
+// task reading a buffer its parent realized).
+std::vector<Realization>::iterator realization_of_this_thread(std::vector<Realization>& open) {
+  auto self = std::this_thread::get_id();
+  for (auto it = open.end(); it != open.begin();)
+    if ((--it)->thread == self) return it;
+  return open.empty() ? open.end() : open.end() - 1;
+}
 
 constexpr uint64_t kMaxShadowPoints = 1ull << 24;
 constexpr size_t kMaxExamples = 8;
@@ -112,6 +125,9 @@ uint64_t box_volume(const Box& b) {
 struct Context : Halide::JITUserContext {
   GuardedHeap* heap = nullptr;
   std::mutex errors_mutex;  // tasks of a parallel loop may report errors at the same time
+  // Parallel loops run serially under memcheck, but async producers run on threads of
+  // their own (halide_do_parallel_tasks), and their trace events arrive concurrently.
+  std::mutex trace_mutex;
   std::vector<std::string> errors;
   // memcheck. Halide makes Func names unique within a process (a second "g" is "g$1"):
   // trace events carry Halide's name, reports use halo's.
@@ -134,9 +150,11 @@ void on_print(Halide::JITUserContext*, const char*) {}
 void* on_malloc(Halide::JITUserContext* u, size_t n) { return ctx_of(u)->heap->allocate(n); }
 void on_free(Halide::JITUserContext* u, void* p) { ctx_of(u)->heap->release(p); }
 
-// Parallel loops run serially under memcheck, so that the realization a load or store
-// belongs to is the innermost one open for that func (trace events of concurrent tasks
-// would interleave).
+// Parallel loops that Halide runs through do_par_for run serially under memcheck, so that
+// the realization a load or store belongs to is the innermost one open for that func.
+// Async producers still run on threads of their own (halide_do_parallel_tasks cannot be
+// serialized: producer and consumer wait on each other); realization_of_this_thread
+// attributes their events.
 int serial_par_for(Halide::JITUserContext* u, int (*f)(Halide::JITUserContext*, int, uint8_t*), int min, int extent,
                    uint8_t* closure) {
   for (int i = min; i < min + extent; ++i)
@@ -164,7 +182,7 @@ void check_access(Context* c, const halide_trace_event_t* e) {
     r = &c->output_realization;
   } else {
     auto it = c->active.find(e->func);
-    if (it != c->active.end() && !it->second.empty()) r = &it->second.back();
+    if (it != c->active.end() && !it->second.empty()) r = &*realization_of_this_thread(it->second);
   }
   auto known = c->halo_name.find(e->func);
   const std::string& func = known == c->halo_name.end() ? std::string(e->func) : known->second;
@@ -210,11 +228,13 @@ void check_access(Context* c, const halide_trace_event_t* e) {
 
 int32_t on_trace(Halide::JITUserContext* u, const halide_trace_event_t* e) {
   Context* c = ctx_of(u);
+  std::lock_guard<std::mutex> lock(c->trace_mutex);
   switch (e->event) {
     case halide_trace_load:
     case halide_trace_store: check_access(c, e); break;
     case halide_trace_begin_realization: {
       Realization r;
+      r.thread = std::this_thread::get_id();
       for (int d = 0; d + 1 < e->dimensions; d += 2)
         r.box.emplace_back(e->coordinates[d], int64_t(e->coordinates[d]) + e->coordinates[d + 1] - 1);
       uint64_t v = box_volume(r.box);
@@ -231,8 +251,8 @@ int32_t on_trace(Halide::JITUserContext* u, const halide_trace_event_t* e) {
       break;
     }
     case halide_trace_end_realization: {
-      auto& stack = c->active[e->func];
-      if (!stack.empty()) stack.pop_back();
+      auto& open = c->active[e->func];
+      if (!open.empty()) open.erase(realization_of_this_thread(open));
       break;
     }
     default: break;
