@@ -420,6 +420,32 @@ TEST_CASE("Halide: a short fixed-seed campaign, and every finding reproduces fro
   }
   CHECK(crash);
   CHECK(wrong_output);
+
+  // A second campaign (another seed, the two failing cases again) writes into the same
+  // directory: the directory's triage counts each signature once, with both campaigns.
+  fuzz::CampaignOptions again_opts = opts;
+  again_opts.seed = 7;
+  again_opts.inputs = {fuzz::campaign_case(1, 7), fuzz::campaign_case(1, 110)};
+  again_opts.cases = again_opts.inputs.size();
+  fuzz::CampaignSummary s2 = fuzz::run_campaign(
+      again_opts, [&](const Program& p) { return halide::check_halide_case(p, lim, ho); });
+  std::string text2;
+  nlohmann::json triage2 = halide::finish_halide_campaign(s2, ho, true, text2);
+  std::string dir_text;
+  nlohmann::json shared = halide::triage_findings_directory(dir.string(), dir_text);
+  INFO(dir_text);
+  CHECK(shared.size() == triage.size());
+  size_t both = 0;
+  for (const auto& g : shared) {
+    INFO(g.dump());
+    if (g["campaigns"].size() == 2) {
+      ++both;
+      CHECK(g["count"].get<size_t>() >= 2);
+      CHECK(std::filesystem::exists(dir / g["representative"].get<std::string>()));
+    }
+  }
+  CHECK(both == triage2.size());
+  CHECK(std::filesystem::exists(dir / "triage.json"));
   std::filesystem::remove_all(dir);
 }
 

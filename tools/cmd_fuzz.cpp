@@ -35,7 +35,9 @@ Subcommand register_fuzz(CLI::App& app) {
             c.target = o->target;
             c.reproduce = "halo fuzz --target self --replay {file}";
             c.check = [](const Program& p, const Limits& lim) { return fuzz::check_self(p, lim); };
-            if (o->target != "self") use_halide_target(o->target, o->halide, c);
+            if (o->target != "self")
+              use_halide_target(o->target, o->halide,
+                                o->campaign.resume_dir.empty() ? o->campaign.out_dir : o->campaign.resume_dir, c);
             return run_campaign_command(o->campaign, c, out, err);
           }};
 }

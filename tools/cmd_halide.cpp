@@ -163,7 +163,8 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
                      {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage", "--generator", "--weight"});
 }
 
-void use_halide_target(const std::string& target, const HalideFuzzFlags& f, CampaignCommand& c) {
+void use_halide_target(const std::string& target, const HalideFuzzFlags& f, const std::string& findings_dir,
+                       CampaignCommand& c) {
   halide::HalideSelection sel = halide::select_halide_versions(target);
   if (sel.all || sel.majors.size() != 1)
     throw InputError(Diagnostic{"", {}, "a campaign runs against one Halide version (--target halide or halide@M); "
@@ -190,9 +191,13 @@ void use_halide_target(const std::string& target, const HalideFuzzFlags& f, Camp
     c.record_extra["generator"] = {{"name", "semantics"}};
   }
   bool triage = f.triage;
-  c.finish = [opt, triage](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
+  c.finish = [opt, triage, findings_dir](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
     nlohmann::json groups = halide::finish_halide_campaign(s, opt, triage, text);
-    if (triage) json["triage"] = groups;
+    if (!triage) return;
+    json["triage"] = groups;
+    // Campaigns sharing the directory (other processes, shards, seeds or versions):
+    // their findings deduplicated by signature with this one's.
+    if (!findings_dir.empty()) json["triage_directory"] = halide::triage_findings_directory(findings_dir, text);
   };
 }
 

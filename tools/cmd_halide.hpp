@@ -39,8 +39,11 @@ struct HalideFuzzFlags {
 };
 // `target` is the fuzz command's --target (the Halide flags require it to be halide).
 void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzzFlags& f);
-// `target` is halide or halide@M (a campaign runs against one version).
-void use_halide_target(const std::string& target, const HalideFuzzFlags& f, CampaignCommand& c);
+// `target` is halide or halide@M (a campaign runs against one version); `findings_dir` is
+// where the campaign writes its findings ("": nowhere), triaged with --triage together
+// with the findings other campaigns left there.
+void use_halide_target(const std::string& target, const HalideFuzzFlags& f, const std::string& findings_dir,
+                       CampaignCommand& c);
 // The --target check of `oracle` and `fuzz`: self, halide, halide@M or halide@all.
 CLI::Validator self_or_halide(const std::string& self_text);
 

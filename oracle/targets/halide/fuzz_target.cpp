@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 
 namespace halo::halide {
 
@@ -130,6 +132,59 @@ nlohmann::json finish_halide_campaign(fuzz::CampaignSummary& s, const HalideOpti
     text += fmt::format("  [{}] {}\n      representative: {}{}\n", g.findings.size(), sig, where,
                         g.findings.size() > 1 ? fmt::format(" (cases {})", fmt::join(cases, ", ")) : "");
   }
+  return out;
+}
+
+nlohmann::json triage_findings_directory(const std::string& dir, std::string& text) {
+  namespace fs = std::filesystem;
+  struct Group {
+    std::vector<std::string> findings;   // record file names
+    std::set<std::string> campaigns;     // "TARGET seed S"
+    std::string representative;          // the .halo of the smallest minimized case
+    uint64_t chars = UINT64_MAX;
+  };
+  std::map<std::string, Group> groups;
+  size_t records = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const fs::path& p = entry.path();
+    if (p.extension() != ".json" || p.filename() == "triage.json") continue;
+    nlohmann::json r;
+    try {
+      std::ifstream in(p);
+      r = nlohmann::json::parse(in);
+    } catch (const std::exception&) {
+      continue;  // not a finding record (or one being written by another campaign)
+    }
+    if (!r.is_object() || !r.contains("signature")) continue;
+    ++records;
+    Group& g = groups[r["signature"].get<std::string>()];
+    g.findings.push_back(p.filename().string());
+    g.campaigns.insert(fmt::format("{} seed {}", r.value("target", std::string("?")), r.value("seed", uint64_t(0))));
+    uint64_t chars = r.contains("shrink") ? r["shrink"].value("minimized_chars", UINT64_MAX) : UINT64_MAX;
+    if (g.representative.empty() || chars < g.chars) {
+      g.chars = chars;
+      g.representative = r.value("halo", p.filename().string());
+    }
+  }
+  nlohmann::json out = nlohmann::json::array();
+  if (groups.empty()) return out;
+  std::set<std::string> all_campaigns;
+  for (const auto& [sig, g] : groups) all_campaigns.insert(g.campaigns.begin(), g.campaigns.end());
+  text += fmt::format("\ntriage of {}: {} failure signature(s) among {} finding(s) of {} campaign(s)\n", dir,
+                      groups.size(), records, all_campaigns.size());
+  for (auto& [sig, g] : groups) {
+    std::sort(g.findings.begin(), g.findings.end());
+    out.push_back({{"signature", sig},
+                   {"count", g.findings.size()},
+                   {"campaigns", g.campaigns},
+                   {"findings", g.findings},
+                   {"representative", g.representative}});
+    text += fmt::format("  [{}] {}\n      representative: {}{}\n", g.findings.size(), sig,
+                        (fs::path(dir) / g.representative).string(),
+                        g.campaigns.size() > 1 ? fmt::format(" (found by {})", fmt::join(g.campaigns, ", ")) : "");
+  }
+  fuzz::write_file_atomically((fs::path(dir) / "triage.json").string(), out.dump(2) + "\n");
   return out;
 }
 

@@ -34,4 +34,12 @@ std::string shrink_kind(const HalideVerdict& v);
 nlohmann::json finish_halide_campaign(fuzz::CampaignSummary& s, const HalideOptions& opt, bool triage,
                                       std::string& text);
 
+// The triage of a findings directory that many campaigns share (processes, shards, seeds,
+// Halide versions): every JSON record in `dir` that names a signature, grouped by it, the
+// smallest minimized case of each group its representative. Returns the groups as JSON
+// [{"signature", "count", "campaigns", "findings", "representative"}] and appends their text
+// to `text`; writes the groups to DIR/triage.json as well (each campaign that finishes
+// rewrites it from the records on disk, so the last one to finish leaves the whole).
+nlohmann::json triage_findings_directory(const std::string& dir, std::string& text);
+
 }  // namespace halo::halide
