@@ -2,6 +2,7 @@
 #include "bounds/beta0.hpp"
 #include "semantics/command_budget.hpp"
 
+#include "bounds/func_values.hpp"
 #include "bounds/simplify.hpp"
 #include "semantics/printer.hpp"
 
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <set>
 
 namespace halo {
@@ -64,61 +66,6 @@ std::map<std::string, std::vector<std::string>> label_scopes(const TgtProgram& t
   for (const auto& [mn, ln] : t.window) w.scope.push_back(mn), w.scope.push_back(ln);
   w.visit(t.body);
   return std::move(w.out);
-}
-
-// β1: the value bounds of every func whose every store is in its pure stage (no update),
-// over all points (the stores' loop and let variables unbounded): what Halide's own bounds
-// inference knows of a func's values. Funcs that read each other are bounded in
-// dependency order; a func still being bounded reads as unknown.
-std::map<std::string, SymInterval> func_value_bounds(const TgtProgram& t, const IntervalRules& rules) {
-  struct Stores : StmtVisitor {
-    std::map<std::string, std::vector<Expr>> values;
-    std::set<std::string> updated;
-    void visit_store(const StoreStmt& s) override {
-      if (s.label.stage > 0) updated.insert(s.func);
-      else values[s.func].push_back(s.value);
-    }
-  } w;
-  w.visit(t.body);
-  std::map<std::string, SymInterval> out;
-  std::set<std::string> busy;
-  std::set<std::string> params(t.params.begin(), t.params.end());
-  std::function<void(const std::string&)> bound = [&](const std::string& f) {
-    if (out.count(f) || busy.count(f) || w.updated.count(f) || !w.values.count(f)) return;
-    busy.insert(f);
-    struct Deps : ExprVisitor {
-      std::set<std::string> funcs, vars;
-      void visit_call(const CallNode& c) override {
-        funcs.insert(c.func);
-        ExprVisitor::visit_call(c);
-      }
-      void visit_var(const VarNode& v) override { vars.insert(v.name); }
-    } d;
-    for (const Expr& v : w.values.at(f)) d.visit(v);
-    for (const std::string& g : d.funcs) bound(g);
-    IntervalRules r = rules;
-    r.func_values = &out;
-    IntervalEnv env;
-    env.rules = &r;
-    for (const std::string& v : d.vars)
-      if (!params.count(v)) env.vars[v] = SymInterval::everything();
-    std::optional<SymInterval> all;
-    for (const Expr& v : w.values.at(f)) {
-      SymInterval i = interval_of(v, env);
-      if (!all) all = i;
-      else if (all->unbounded || i.unbounded) {
-        Expr lo = all->lo() && i.lo() ? simp_min(all->lo(), i.lo()) : nullptr;
-        Expr hi = all->hi() && i.hi() ? simp_max(all->hi(), i.hi()) : nullptr;
-        all = SymInterval::half(lo, hi);
-      } else {
-        all = hull(*all, i);
-      }
-    }
-    busy.erase(f);
-    if (all && (all->lo() || all->hi())) out[f] = *all;
-  };
-  for (const auto& [f, vs] : w.values) bound(f);
-  return out;
 }
 
 bool contains_call(const Expr& e) {
@@ -298,8 +245,8 @@ class Beta0 {
     for (const auto& w : t.window) nonneg_.insert(w.second);
     if (engine == BoundsEngine::Beta1) {
       rules_.half_bounded = true;
-      func_values_ = func_value_bounds(t, rules_);
-      rules_.func_values = &func_values_;
+      func_values_ = std::make_unique<FuncValueBounds>(t, rules_);
+      rules_.func_values = func_values_.get();
     }
     rules_.literal = engine == BoundsEngine::Beta0Literal;
   }
@@ -488,7 +435,7 @@ class Beta0 {
   std::map<HoleLabel, std::vector<std::string>> scopes_;
   std::map<std::string, std::vector<std::string>> label_scopes_;
   IntervalRules rules_;
-  std::map<std::string, SymInterval> func_values_;
+  std::unique_ptr<FuncValueBounds> func_values_;
   std::vector<Binder> binders_;
   std::set<std::string> frozen_;
 };

@@ -5,6 +5,7 @@
 // brute force.
 #include "bounds/interval.hpp"
 
+#include "bounds/func_values.hpp"
 #include "bounds/simplify.hpp"
 #include "semantics/printer.hpp"
 
@@ -204,14 +205,11 @@ SymInterval interval_of(const Expr& e, const IntervalEnv& env) {
       auto it = env.vars.find(as<VarNode>(e).name);
       return it == env.vars.end() ? SymInterval::point(e) : it->second;
     }
-    // I(f[ē]) fig. 2.10b: [-∞, ∞] — β0 knows nothing of func values; β1 knows the value
-    // bounds of pure funcs without updates.
-    case ExprKind::Call: {
-      if (env.rules && env.rules->func_values)
-        if (auto it = env.rules->func_values->find(as<CallNode>(e).func); it != env.rules->func_values->end())
-          return it->second;
+    // I(f[ē]) fig. 2.10b: [-∞, ∞] — β0 knows nothing of func values; β1 bounds them at
+    // the point read (bounds/func_values.hpp).
+    case ExprKind::Call:
+      if (env.rules && env.rules->func_values) return env.rules->func_values->of_read(as<CallNode>(e), env);
       return SymInterval::everything();
-    }
     // I(?ℓ) (elided in fig. 2.10b): Γ(?ℓ) once determined, unbounded before.
     case ExprKind::Hole: {
       auto it = env.holes.find(as<HoleNode>(e).label);

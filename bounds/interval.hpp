@@ -46,18 +46,19 @@ struct SymInterval {
 // variables and the variables in scope of the hole being filled stay symbolic. A hole
 // absent from `holes` is unbounded: nothing is known about it yet.
 // Which rules I applies. β0 (the default) is fig. 2.10b with every elided rule written out;
-// β1 (docs/beta1.md) adds what Halide's own bounds inference knows: half-bounded
-// intervals (so clamps through min/max bound an unbounded operand) and the value bounds of
-// pure funcs without updates.
+// β1 (docs/beta1.md) adds what Halide's own bounds inference knows, half-bounded
+// intervals (so clamps through min/max bound an unbounded operand), and value bounds of
+// funcs at the point read, through their updates (bounds/func_values.hpp).
 // `literal` is β0 as fig. 2.10b prints it (docs/beta0.md, "The literal figure"): no
 // simplification of an operand before its rule applies (so x - x is [lo - hi, hi - lo],
 // select(1, a, b) the hull of both branches, f[x] * 0 unbounded) and no constant-divisor
 // rule for div; only the soundness repairs stay (div's length 2M + 1, the empty-range
 // guards), because the theorems win over the printed rule.
+class FuncValueBounds;
 struct IntervalRules {
   bool half_bounded = false;
   bool literal = false;
-  const std::map<std::string, SymInterval>* func_values = nullptr;  // by func name
+  const FuncValueBounds* func_values = nullptr;  // null: a func value is [-∞, ∞]
 };
 
 struct IntervalEnv {
