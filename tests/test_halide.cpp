@@ -462,6 +462,9 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide14-nonpositive-split-factor-parameter.halo", "halide-wrong_output:run"},
       {"halide14-nested-round-splits-output-too-small.halo", "halide-runtime_assertion:run"},
       {"halide-max-update-trimmed-loop.halo", "halide-wrong_output:run"},
+      {"halide14-rfactor-split-update-wrong-output.halo", "halide-wrong_output:run"},
+      {"halide14-sliding-window-inner-split-wrong-output.halo", "halide-wrong_output:run"},
+      {"halide14-compute-with-siblings-wrong-output.halo", "halide-wrong_output:run"},
   };
   Limits lim = fuzz::default_case_limits();
   halide::HalideOptions ho = fast_options();
