@@ -280,11 +280,12 @@ TEST_CASE("explain: 2-D funcs, failed bounds and empty windows still give a page
   std::string hist_page = render_html(hist);
   CHECK(hist_page.find("id=\"glossary\"") != std::string::npos);
   CHECK(hist_page.find("these pictures are of β1") != std::string::npos);
-  // Indices read from a func with an update have no value bounds for β1 either: nothing
-  // runs, and the page says why.
+  // Indices read from a func whose update multiplies them a parameter's number of times
+  // have no value bounds for β1 either (both sides widen): nothing runs, and the page
+  // says why.
   Explanation none = explain_source(
-      "pipeline h() {\n  fun a(x) = { x; (x) <- a[x] * 3 }\n"
-      "  fun h(x) = { 0; rdom(r = (0, 3)) in (a[r]) <- h[a[r]] + 1 }\n}\nrealize () over (0, 4)\n",
+      "pipeline h(p) {\n  fun a(x) = { x - 1; rdom(r = (0, p)) in (x) <- a[x] * 3 }\n"
+      "  fun h(x) = { 0; rdom(r = (0, 3)) in (a[r]) <- h[a[r]] + 1 }\n}\nrealize (p = 1) over (0, 4)\n",
       "<scatter>");
   CHECK_FALSE(none.beta0_ok);
   CHECK_FALSE(none.observation.ran);
