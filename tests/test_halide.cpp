@@ -465,8 +465,8 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide14-rfactor-split-update-wrong-output.halo", "halide-wrong_output:run"},
       {"halide14-sliding-window-inner-split-wrong-output.halo", "halide-wrong_output:run"},
       {"halide14-compute-with-siblings-wrong-output.halo", "halide-wrong_output:run"},
-      {"halide-async-strided-read-hang.halo", "halide-runtime_assertion:run:The folded storage dimension"},
       {"halide-shift-pure-stage-of-updated-func-wrong-output.halo", "halide-wrong_output:run"},
+      {"halide-predicate-stores-producer-overread.halo", "halide-memory_violation:memcheck_run"},
   };
   Limits lim = fuzz::default_case_limits();
   halide::HalideOptions ho = fast_options();
