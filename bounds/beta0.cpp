@@ -32,13 +32,6 @@ struct Binder {
   Expr a, b;
 };
 
-struct VarCollector : ExprVisitor {
-  std::set<std::string> vars;
-  bool holes = false;
-  void visit_var(const VarNode& n) override { vars.insert(n.name); }
-  void visit_hole(const HoleNode&) override { holes = true; }
-};
-
 // The scope of every `label f` (semantics decision 17): the variables a compute hole of f
 // may mention even when that hole appears in no loop of the program (a stage whose
 // left-hand side is an rdom variable, a constant or a func value has no loop over the
@@ -487,8 +480,7 @@ Beta0Result run_builtin_engine(const Query& q, const TgtProgram& t, BoundsEngine
       continue;
     }
     Expr v = simplify(label.is_len ? i.len : i.min);
-    VarCollector c;
-    c.visit(v);
+    ExprVars c = vars_of(v);
     for (const std::string& x : c.vars)
       if (std::find(scope.begin(), scope.end(), x) == scope.end())
         fail("out-of-scope", fmt::format("{} mentions {}, which is not in its scope", label.to_string(), x));

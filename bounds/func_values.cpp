@@ -17,26 +17,6 @@ constexpr int64_t kMaxRepeats = 16;    // pointwise executions iterated exactly
 constexpr int kMaxRounds = 4;          // rounds towards a fixpoint before widening
 constexpr size_t kMaxBoundChars = 4000;  // a bound larger than this is given up: [-∞, ∞]
 
-struct VarsAndHoles : ExprVisitor {
-  std::set<std::string> vars;
-  bool holes = false;
-  void visit_var(const VarNode& n) override { vars.insert(n.name); }
-  void visit_hole(const HoleNode&) override { holes = true; }
-};
-
-bool has_hole(const Expr& e) {
-  VarsAndHoles v;
-  v.visit(e);
-  return v.holes;
-}
-
-// a ∪ b, either possibly [-∞, ∞] with a known side.
-SymInterval join(const SymInterval& a, const SymInterval& b) {
-  if (!a.unbounded && !b.unbounded) return hull(a, b);
-  Expr lo = a.lo() && b.lo() ? simp_min(a.lo(), b.lo()) : nullptr;
-  Expr hi = a.hi() && b.hi() ? simp_max(a.hi(), b.hi()) : nullptr;
-  return SymInterval::half(lo, hi);
-}
 
 bool same(const SymInterval& a, const SymInterval& b) { return a.to_string() == b.to_string(); }
 
@@ -79,7 +59,7 @@ FuncValueBounds::FuncValueBounds(const TgtProgram& t, const IntervalRules& rules
     explicit Collect(std::map<std::string, Func>& f) : funcs(f) {}
     void visit_for(const ForStmt& s) override {
       Loop l{&s, std::nullopt};
-      if (!has_hole(s.min) && !has_hole(s.len)) l.range = SymInterval{s.min, s.len, false, nullptr, nullptr};
+      if (!vars_of(s.min).holes && !vars_of(s.len).holes) l.range = SymInterval{s.min, s.len, false, nullptr, nullptr};
       loops.push_back(l);
       visit(s.body);
       loops.pop_back();
@@ -161,9 +141,8 @@ SymInterval FuncValueBounds::of_read(const CallNode& read, const IntervalEnv& en
 }
 
 SymInterval FuncValueBounds::site_value(const std::string& f, const Site& s, const std::vector<SymInterval>& args,
-                                        const SelfRead& self) const {
-  VarsAndHoles free;
-  free.visit(s.value);
+                                        const SymInterval& at_point, const SymInterval& elsewhere) const {
+  ExprVars free = vars_of(s.value);
   IntervalEnv env;
   env.rules = &rules_;
   for (const std::string& v : free.vars) {
@@ -174,7 +153,7 @@ SymInterval FuncValueBounds::site_value(const std::string& f, const Site& s, con
     else env.vars[v] = SymInterval::everything();
   }
   auto saved = self_.find(f) == self_.end() ? std::nullopt : std::optional<SelfRead>(self_.at(f));
-  self_[f] = s.pointwise ? SelfRead{self.at_point, self.anywhere, s.point_vars} : SelfRead{self.anywhere, self.anywhere, {}};
+  self_[f] = s.pointwise ? SelfRead{at_point, elsewhere, s.point_vars} : SelfRead{elsewhere, elsewhere, {}};
   SymInterval v = interval_of(s.value, env);
   if (saved) self_[f] = *saved;
   else self_.erase(f);
@@ -193,8 +172,8 @@ SymInterval FuncValueBounds::through(const std::string& f, size_t stage, const s
   if (stage == 0) {
     std::optional<SymInterval> all;
     for (const Site& s : sites) {
-      SymInterval i = site_value(f, s, args, {SymInterval::everything(), SymInterval::everything()});
-      all = all ? join(*all, i) : i;
+      SymInterval i = site_value(f, s, args, SymInterval::everything(), SymInterval::everything());
+      all = all ? hull_half(*all, i) : i;
     }
     if (all) v = *all;
   } else {
@@ -209,9 +188,9 @@ SymInterval FuncValueBounds::through(const std::string& f, size_t stage, const s
     bool exact = !global && executions >= 0 && executions <= kMaxRepeats;
     int rounds = exact ? int(std::max<int64_t>(executions, 1)) : kMaxRounds;
     auto step = [&](const SymInterval& cur) {
-      SelfRead self{cur, global ? cur : elsewhere};
       SymInterval next = cur;
-      for (const Site& s : sites) next = join(next, site_value(f, s, s.pointwise ? args : anywhere(args.size()), self));
+      for (const Site& s : sites)
+        next = hull_half(next, site_value(f, s, s.pointwise ? args : anywhere(args.size()), cur, global ? cur : elsewhere));
       return next;
     };
     bool stable = false;

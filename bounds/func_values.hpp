@@ -60,8 +60,10 @@ class FuncValueBounds {
   };
 
   SymInterval through(const std::string& f, size_t stage, const std::vector<SymInterval>& args) const;
+  // I(value) of one store at the point `args`, a read of f itself giving `at_point` at the
+  // point the store writes and `elsewhere` at any other.
   SymInterval site_value(const std::string& f, const Site& s, const std::vector<SymInterval>& args,
-                         const SelfRead& self) const;
+                         const SymInterval& at_point, const SymInterval& elsewhere) const;
 
   IntervalRules rules_;
   std::set<std::string> params_;

@@ -37,6 +37,13 @@ SymInterval hull(const SymInterval& a, const SymInterval& b) {
   return {lo, simp_sub(end, lo), false, nullptr, nullptr};
 }
 
+SymInterval hull_half(const SymInterval& a, const SymInterval& b) {
+  if (!a.unbounded && !b.unbounded) return hull(a, b);
+  Expr lo = a.lo() && b.lo() ? simp_min(a.lo(), b.lo()) : nullptr;
+  Expr hi = a.hi() && b.hi() ? simp_max(a.hi(), b.hi()) : nullptr;
+  return SymInterval::half(lo, hi);
+}
+
 namespace {
 
 std::optional<int64_t> small_const(const Expr& e) {
@@ -101,8 +108,7 @@ SymInterval op_interval_beta1(const OpNode& n, const std::vector<SymInterval>& w
       Expr lo = w[0].lo() && w[1].lo() ? simp_max(w[0].lo(), w[1].lo()) : w[0].lo() ? w[0].lo() : w[1].lo();
       return SymInterval::half(lo, both(w[0].hi(), w[1].hi(), simp_max));
     }
-    case Op::Select:
-      return SymInterval::half(both(w[1].lo(), w[2].lo(), simp_min), both(w[1].hi(), w[2].hi(), simp_max));
+    case Op::Select: return hull_half(w[1], w[2]);
     default: break;
   }
   return SymInterval::everything();
@@ -194,6 +200,16 @@ SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w
 }
 
 }  // namespace
+
+ExprVars vars_of(const Expr& e) {
+  struct Collect : ExprVisitor {
+    ExprVars out;
+    void visit_var(const VarNode& n) override { out.vars.insert(n.name); }
+    void visit_hole(const HoleNode&) override { out.holes = true; }
+  } c;
+  c.visit(e);
+  return std::move(c.out);
+}
 
 SymInterval interval_of(const Expr& e, const IntervalEnv& env) {
   switch (e->kind) {

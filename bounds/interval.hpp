@@ -16,6 +16,7 @@
 #include "semantics/ast.hpp"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace halo {
@@ -69,7 +70,17 @@ struct IntervalEnv {
 
 SymInterval interval_of(const Expr& e, const IntervalEnv& env);
 
+// The variables an expression mentions, and whether it mentions a hole (a fill must do
+// neither outside its scope; a loop range with a hole is not known yet).
+struct ExprVars {
+  std::set<std::string> vars;
+  bool holes = false;
+};
+ExprVars vars_of(const Expr& e);
+
 // The hull a ∪ b: [min(m1, m2), max(m1 + l1, m2 + l2) - min(m1, m2)] (fig. 2.10b's ∪).
 SymInterval hull(const SymInterval& a, const SymInterval& b);
+// The hull of intervals that may be half-bounded (β1): each side known where both are.
+SymInterval hull_half(const SymInterval& a, const SymInterval& b);
 
 }  // namespace halo

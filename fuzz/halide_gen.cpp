@@ -137,11 +137,12 @@ class Builder {
   std::string stencil(int i) {
     int terms = 1 + small_int(0, 2);
     int in = input_of(i);
+    // A sibling reads only its input, and their consumer reads both of them.
+    bool second_read_allowed = in >= 1 && !(sibling_ >= 0 && (i == sibling_ + 1 || i == sibling_ + 2));
     std::string e;
     for (int t = 0; t < terms; ++t) {
       std::string g = funcs_[size_t(in)].name;
-      bool feeds_or_reads_siblings = sibling_ >= 0 && (i == sibling_ + 1 || i == sibling_ + 2);
-      if (in >= 1 && !feeds_or_reads_siblings && chance(w_["second_read"])) g = funcs_[size_t(in - 1)].name;
+      if (second_read_allowed && chance(w_["second_read"])) g = funcs_[size_t(in - 1)].name;
       int k = small_int(-1, 2);
       std::string term = k == 1 ? read(g) : fmt::format("{} * {}", read(g), k == 0 ? 2 : k);
       e = e.empty() ? term : fmt::format("{} + {}", e, term);

@@ -132,7 +132,7 @@ int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& 
     check_program(p);
     // A schedule that breaks a rule of §2.8 is bad input, as for `halo check`; Halide's own
     // directives are Halide's to judge (the loops they name are checked where they stand).
-    if (c.target.rfind("halide", 0) == 0) schedule_formal_part(p);
+    if (c.candidate_directives) schedule_formal_part(p);
     else schedule_pipeline(p);
     resolve_input(p, {});  // a case needs its realization: a missing parameter is bad input
     fuzz::CaseResult r = c.check(p, lim);

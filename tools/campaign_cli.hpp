@@ -45,6 +45,9 @@ struct CampaignCommand {
   std::function<fuzz::CaseResult(const Program&, const Limits&)> check;
   // The cases (empty: fuzz::generate_case, the semantics generator).
   std::function<rc::Shrinkable<Program>(const fuzz::CaseSeed&)> generator;
+  // The candidate judges directives outside fig. 2.11 (Halide's own): a replayed file's
+  // schedule is checked with schedule_formal_part, not schedule_pipeline.
+  bool candidate_directives = false;
   // Optional, run on the finished campaign before its summary is printed: a target may
   // write more files per finding (Halide's C++ reproducers) and add keys to the JSON
   // summary (`json`) and lines to the text summary (`text`).

@@ -178,6 +178,7 @@ void use_halide_target(const std::string& target, const HalideFuzzFlags& f, cons
                 (f.halide_target == "host" ? std::string() : " --halide-target " + f.halide_target) +
                 "  (or compile and run the .cpp next to it)";
   c.check = [opt](const Program& p, const Limits& lim) { return halide::check_halide_case(p, lim, opt); };
+  c.candidate_directives = true;
   c.record_extra["halide_target"] = f.halide_target;
   c.record_extra["halide_version"] = halide::halide_version_for(opt).version;
   if (f.generator == "halide") {
