@@ -232,7 +232,17 @@ ExoKernelReport check_exo_kernel(const std::string& script, const std::string& p
   std::string manifest_path = dir.file("manifest.json");
   std::ofstream(manifest_path) << manifest.dump(1) << "\n";
   ExoKernelReport r;
-  r.kernel = check_kernel(manifest_path, options);
+  try {
+    r.kernel = check_kernel(manifest_path, options);
+  } catch (const KernelCompileError& e) {
+    // The C is Exo's output, not the user's: C the system compiler rejects is a finding
+    // about the candidate (exit 1), where `halo kernel` calls its own input bad (exit 2).
+    r.kernel.manifest = manifest_path;
+    r.kernel.function = manifest.at("function").get<std::string>();
+    r.kernel.platform = manifest.at("platform").get<std::string>();
+    r.kernel.spec = binding.spec;
+    r.kernel.findings.push_back({"compile-error", e.what(), false});
+  }
   r.exo_version = c.signature.value("exo_version", "unknown");
   r.script = script;
   r.proc = proc;

@@ -60,7 +60,8 @@ nlohmann::json exo_kernel_manifest(const nlohmann::json& signature, const std::s
                                    const ExoBinding& binding, const std::string& origin);
 
 // `halo exo`: compile, write the manifest next to the C, check it. The report's `exo`
-// object says which script, procedure and Exo version produced the kernel. Throws
+// object says which script, procedure and Exo version produced the kernel. C that Exo
+// emitted and the system compiler rejects is the finding "compile-error". Throws
 // InputError when exo-lang is missing or the script fails (exit 2).
 struct ExoKernelReport {
   KernelReport kernel;

@@ -125,6 +125,17 @@ TEST_CASE("exo: a procedure that skips the last element is flagged, and sizes bi
   CHECK(small["compared"] == 5);
 }
 
+TEST_CASE("exo: C that Exo emits and the C compiler rejects is a compile-error finding (exit 1)", "[exo][findings]") {
+  REQUIRE_EXO_OR_SKIP();
+  // docs/findings/exo: Exo 1.0.0 writes a float literal into an array subscript.
+  std::string base = std::string(HALO_SOURCE_DIR) + "/docs/findings/exo/exo1-float-index-after-nested-divide";
+  nlohmann::json j = run_json({base + ".py", "scheduled", "--spec", base + ".halo", "--init", "C=poison"});
+  CHECK(j["verdict"] == "violated");
+  REQUIRE(j["findings"].size() == 1);
+  CHECK(j["findings"][0]["kind"] == "compile-error");
+  CHECK(j["findings"][0]["message"].get<std::string>().find("array subscript is not an integer") != std::string::npos);
+}
+
 TEST_CASE("exo: bad scripts and bindings are errors with exit status 2", "[exo][errors]") {
   REQUIRE_EXO_OR_SKIP();
   Scratch s("errors");

@@ -62,8 +62,6 @@ ExoCaseOutcome check_exo_case(const fuzz::ExoKernelCase& c, double timeout) {
               true};
     if (!k.findings.empty()) return {k.findings[0].kind, first_lines(k.findings[0].message), true};
     return {"incomplete", "the kernel did not complete", true};
-  } catch (const KernelCompileError& e) {
-    return {"compile-error", first_lines(e.what()), true};
   } catch (const InputError& e) {
     std::string what = e.what();
     if (what.find("Exo did not finish within") != std::string::npos) return {"limit", first_lines(what), false};
