@@ -17,6 +17,7 @@ const char* exo_family_name(ExoFamily f) {
     case ExoFamily::Map: return "map";
     case ExoFamily::RowSum: return "rowsum";
     case ExoFamily::GemminiMatmul: return "gemmini-matmul";
+    case ExoFamily::GemminiReplace: return "gemmini-replace";
   }
   return "?";
 }
@@ -43,7 +44,8 @@ Shape shape_of(ExoFamily f) {
     case ExoFamily::Conv2d: return {"Y", {"i", "j"}, {"r", "s"}};
     case ExoFamily::Map: return {"Y", {"i", "j"}, {}};
     case ExoFamily::RowSum: return {"Y", {"i"}, {"j"}};
-    case ExoFamily::GemminiMatmul: return {"C", {"io", "jo"}, {"ko"}};
+    case ExoFamily::GemminiMatmul:
+    case ExoFamily::GemminiReplace: return {"C", {"io", "jo"}, {"ko"}};
   }
   return {};
 }
@@ -113,6 +115,14 @@ std::string algorithm(const ExoKernelCase& c) {
       s += "                matmul_acc_i8(N % 16, 16, 16, at, bt, rest)\n";
       s += "            st_acc_i32(N % 16, 16, rest, C[N - N % 16 : N, 16 * jt : 16 * jt + 16])\n";
       break;
+    case ExoFamily::GemminiReplace:
+      // The int8 operands widened into i32 temporaries, as matmul_acc_i8's own body reads them.
+      s += "def kernel(N: size, M: size, K: size, A: i8[N, K] @ DRAM, B: i8[K, M] @ DRAM, C: i32[N, M] @ DRAM):\n";
+      s += "    assert M % 16 == 0\n    assert K % 16 == 0\n";
+      s += "    for i in seq(0, N):\n        for j in seq(0, M):\n            C[i, j] = 0.0\n";
+      s += "            for k in seq(0, K):\n                a: i32\n                b: i32\n";
+      s += "                a = A[i, k]\n                b = B[k, j]\n                C[i, j] += a * b\n";
+      break;
   }
   return s;
 }
@@ -142,12 +152,69 @@ int64_t tail_size(std::mt19937_64& rng, int64_t hi) {
   return pick(rng, 1, hi);
 }
 
+// The schedule that turns the plain int8 matmul into Gemmini's instructions: full 16x16
+// tiles of C staged in the accumulator and of A and B in the scratchpad, then a tail of
+// N % 16 rows with partial tiles; each loop nest replaced by the instruction whose body it
+// now is. Around that fixed core, the variations Exo accepts: the tail strategy (cut
+// issues the tail's instructions also when N % 16 is 0), reordering the tile loops,
+// lifting the scratch buffers, dividing and unrolling the reduction over tiles.
+std::vector<std::string> gemmini_replace_steps(std::mt19937_64& rng) {
+  auto chance = [&](int percent) { return std::uniform_int_distribution<int>(0, 99)(rng) < percent; };
+  auto n_lifts = [&](int hi) { return std::uniform_int_distribution<int>(1, hi)(rng); };
+  std::vector<std::string> s;
+  auto tiles = [&](const std::string& j, const std::string& k, const std::string& rows,
+                   const std::string& acc, const std::string& a, const std::string& b, const std::string& row0,
+                   const std::string& row_extent) {
+    s.push_back(fmt::format("divide_loop(p, \"j\", 16, [\"{0}\", \"{0}i\"], perfect=True)", j));
+    s.push_back(fmt::format("divide_loop(p, \"k\", 16, [\"{0}\", \"{0}i\"], perfect=True)", k));
+    s.push_back(fmt::format("reorder_loops(p, \"ii {}\")", j));
+    s.push_back(fmt::format("stage_mem(p, \"C[_] = 0.0 ; _\", \"C[{}+ii, 16*{}+{}i]\", \"{}\")", row0, j, j, acc));
+    s.push_back(fmt::format("expand_dim(p, \"{}\", 16, \"{}i\")", acc, j));
+    s.push_back(fmt::format("expand_dim(p, \"{}\", {}, \"ii\")", acc, rows));
+    s.push_back(fmt::format("lift_alloc(p, \"{}\", n_lifts=2)", acc));
+    s.push_back(fmt::format("fission(p, p.find(\"{}[_] = 0.0\").after(), n_lifts=2)", acc));
+    s.push_back(fmt::format("fission(p, p.find(\"for {} in _:_\").after(), n_lifts=2)", k));
+    s.push_back(fmt::format("reorder_loops(p, \"{}i {}\")", j, k));
+    s.push_back(fmt::format("reorder_loops(p, \"ii {}\")", k));
+    s.push_back(fmt::format("stage_mem(p, \"for ii in _:_ #1\", \"A[{}:{}, 16*{}:16*{}+16]\", \"{}\")", row0,
+                            row_extent, k, k, a));
+    s.push_back(fmt::format("stage_mem(p, \"for ii in _:_ #1\", \"B[16*{}:16*{}+16, 16*{}:16*{}+16]\", \"{}\")", k,
+                            k, j, j, b));
+    s.push_back("simplify(p)");
+    s.push_back(fmt::format("set_memory(p, \"{}\", GEMM_ACCUM)", acc));
+    s.push_back(fmt::format("set_memory(p, \"{}\", GEMM_SCRATCH)", a));
+    s.push_back(fmt::format("set_memory(p, \"{}\", GEMM_SCRATCH)", b));
+    s.push_back("replace(p, \"for ii in _:_ #0\", zero_acc_i32)");
+    s.push_back("replace(p, \"for i0 in _:_ #0\", ld_i8)");
+    s.push_back("replace(p, \"for i0 in _:_ #0\", ld_i8)");
+    s.push_back("replace(p, \"for ii in _:_ #0\", matmul_acc_i8)");
+    s.push_back("replace(p, \"for ii in _:_ #0\", st_acc_i32)");
+  };
+  s.push_back(fmt::format("divide_loop(p, \"i\", 16, [\"io\", \"ii\"], tail=\"{}\")",
+                          chance(80) ? "cut_and_guard" : "cut"));
+  tiles("jo", "ko", "16", "res", "a_s", "b_s", "16*io", "16*io+16");
+  if (chance(30)) s.push_back("reorder_loops(p, \"io jo\")");
+  tiles("jt", "kt", "N % 16", "rest", "at", "bt", "N/16*16", "N");
+  if (chance(30)) s.push_back(fmt::format("lift_alloc(p, \"a_s\", n_lifts={})", n_lifts(3)));
+  if (chance(30)) s.push_back(fmt::format("lift_alloc(p, \"b_s\", n_lifts={})", n_lifts(3)));
+  if (chance(30)) s.push_back(fmt::format("lift_alloc(p, \"at\", n_lifts={})", n_lifts(3)));
+  if (chance(30)) s.push_back(fmt::format("lift_alloc(p, \"bt\", n_lifts={})", n_lifts(3)));
+  if (chance(25)) s.push_back(fmt::format("lift_alloc(p, \"res\", n_lifts={})", n_lifts(2)));
+  if (chance(25)) s.push_back(fmt::format("lift_alloc(p, \"rest\", n_lifts={})", n_lifts(2)));
+  if (chance(30)) {
+    s.push_back("divide_loop(p, \"ko\", 2, [\"koo\", \"koi\"], tail=\"cut\")");
+    s.push_back("unroll_loop(p, \"koi\")");
+  }
+  if (chance(20)) s.push_back("reorder_loops(p, \"io jo\")");
+  return s;
+}
+
 }  // namespace
 
 ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed) {
   ExoKernelCase c;
   c.seed = seed;
-  c.family = ExoFamily(pick(rng, 0, 5));
+  c.family = ExoFamily(pick(rng, 0, 6));
   c.elem = pick(rng, 0, 2) == 0 ? "i32" : "f32";
   switch (c.family) {
     case ExoFamily::Matmul:
@@ -166,9 +233,14 @@ ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed) {
       break;
     case ExoFamily::RowSum: c.sizes = {{"N", tail_size(rng, 17)}, {"M", tail_size(rng, 40)}}; break;
     case ExoFamily::GemminiMatmul:
+    case ExoFamily::GemminiReplace:
       c.elem = "i32";
       c.sizes = {{"N", tail_size(rng, 40)}, {"M", 16 * pick(rng, 1, 2)}, {"K", 16 * pick(rng, 1, 2)}};
       break;
+  }
+  if (c.family == ExoFamily::GemminiReplace) {
+    c.steps = gemmini_replace_steps(rng);
+    return c;
   }
 
   // The schedule, on a model of the loop names: a divided loop L becomes Lo and Li.
@@ -246,7 +318,8 @@ std::string exo_case_script(const ExoKernelCase& c) {
   for (const auto& [name, func] : exo_case_inits(c)) s += fmt::format(" --init {}={}", name, func);
   s += "\nfrom __future__ import annotations\n\nfrom exo import compile_procs_to_strings, proc\nfrom exo.libs.externs import relu\n"
        "from exo.platforms.x86 import *\nfrom exo.stdlib.scheduling import *\n";
-  if (c.family == ExoFamily::GemminiMatmul) s += "from exo.platforms.gemmini import *\n";
+  if (c.family == ExoFamily::GemminiMatmul || c.family == ExoFamily::GemminiReplace)
+    s += "from exo.platforms.gemmini import *\n";
   s += "\n\n@proc\n" + algorithm(c);
   s += R"PY(
 
@@ -298,6 +371,7 @@ std::string exo_case_spec(const ExoKernelCase& c) {
   switch (c.family) {
     case ExoFamily::Matmul:
     case ExoFamily::GemminiMatmul:
+    case ExoFamily::GemminiReplace:
       s += fmt::format("  fun A(i, k) = {{ {} }}\n  fun B(k, j) = {{ {} }}\n", kInputA, kInputB);
       if (c.bias) s += "  fun Bias(j) = { j % 11 - 5 }\n";
       if (c.scale) s += "  fun Sc(i) = { 3 }\n";
@@ -340,7 +414,8 @@ std::vector<std::pair<std::string, std::string>> exo_case_inits(const ExoKernelC
   // Outputs the algorithm accumulates into are read and written: they start as a poison
   // value, so an element the kernel never writes cannot pass by accident.
   switch (c.family) {
-    case ExoFamily::Matmul: return {{"C", "poison"}};
+    case ExoFamily::Matmul:
+    case ExoFamily::GemminiReplace: return {{"C", "poison"}};
     case ExoFamily::Conv1d:
     case ExoFamily::Conv2d:
     case ExoFamily::RowSum: return {{"Y", "poison"}};
@@ -357,7 +432,8 @@ std::vector<ExoKernelCase> exo_case_shrinks(const ExoKernelCase& c) {
   }
   for (size_t i = 0; i < c.sizes.size(); ++i) {
     int64_t v = c.sizes[i].second;
-    bool gemmini_multiple = c.family == ExoFamily::GemminiMatmul && c.sizes[i].first != "N";
+    bool gemmini_multiple = (c.family == ExoFamily::GemminiMatmul || c.family == ExoFamily::GemminiReplace) &&
+                            c.sizes[i].first != "N";
     for (int64_t smaller : {v / 2, v - 1}) {
       if (smaller < 1 || smaller >= v) continue;
       if (gemmini_multiple && smaller % 16 != 0) continue;

@@ -18,7 +18,10 @@
 
 namespace halo::fuzz {
 
-enum class ExoFamily { Matmul, Conv1d, Conv2d, Map, RowSum, GemminiMatmul };
+// GemminiMatmul is written with Gemmini's instructions; GemminiReplace is a plain int8
+// matmul that the schedule itself turns into them (stage_mem into GEMM_SCRATCH and
+// GEMM_ACCUM, replace with ld_i8, zero_acc_i32, matmul_acc_i8, st_acc_i32).
+enum class ExoFamily { Matmul, Conv1d, Conv2d, Map, RowSum, GemminiMatmul, GemminiReplace };
 const char* exo_family_name(ExoFamily f);
 
 struct ExoKernelCase {

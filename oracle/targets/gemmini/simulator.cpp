@@ -222,7 +222,11 @@ uint32_t first_fit(const std::vector<int32_t>& owner, uint32_t rows) {
 }
 }  // namespace
 
+// A request for zero bytes gets the garbage address and no rows, as from Exo's own
+// allocators (exo/libs/gemm_malloc.c and gemm_acc_malloc.c return -1 for size 0), whose
+// tails allocate N % 16 rows also when that is 0; freeing it does nothing, as there.
 uint32_t Simulator::sp_malloc(uint64_t bytes) {
+  if (bytes == 0) return kGarbageAddr;
   uint64_t rows = (bytes + kDim - 1) / kDim;
   uint32_t first = rows == 0 || rows > kSpRows ? UINT32_MAX : first_fit(sp_owner_, uint32_t(rows));
   if (first == UINT32_MAX) {
@@ -238,6 +242,7 @@ uint32_t Simulator::sp_malloc(uint64_t bytes) {
 }
 
 uint32_t Simulator::acc_malloc(uint64_t bytes) {
+  if (bytes == 0) return kGarbageAddr;
   // Exo passes the size in bytes of int32 elements; a row holds DIM of them.
   uint64_t rows = (bytes + kDim * 4 - 1) / (kDim * 4);
   uint32_t first = rows == 0 || rows > kAccRows ? UINT32_MAX : first_fit(acc_owner_, uint32_t(rows));
@@ -268,11 +273,13 @@ bool free_allocation(Allocs& allocs, std::vector<int32_t>& owner, uint32_t row) 
 }  // namespace
 
 void Simulator::sp_free(uint32_t addr) {
+  if (addr == kGarbageAddr) return;
   if (!free_allocation(sp_allocs_, sp_owner_, addr))
     report("memory", fmt("gemm_free(0x%08x): not the start of a live gemm_malloc allocation", addr));
 }
 
 void Simulator::acc_free(uint32_t addr) {
+  if (addr == kGarbageAddr) return;
   if (!free_allocation(acc_allocs_, acc_owner_, addr & ~kAccBit))
     report("memory", fmt("gemm_acc_free(0x%08x): not the start of a live gemm_acc_malloc allocation", addr));
 }
@@ -383,6 +390,9 @@ void Simulator::mvin(int id, uint64_t rs1, uint64_t rs2) {
     return;
   }
   Operand op = decode_operand(rs2);
+  // A move of no rows (or no columns) touches nothing, wherever it points: Exo's tails issue
+  // them into the garbage address of a zero-size allocation.
+  if (op.rows == 0 || op.cols == 0) return;
   if (op.addr.garbage()) {
     report("encoding", fmt("%s: the destination is the garbage address", instr_text().c_str()));
     return;
@@ -390,7 +400,6 @@ void Simulator::mvin(int id, uint64_t rs1, uint64_t rs2) {
   const bool to_acc = op.addr.accumulator();
   const uint32_t elem = to_acc && !lc.cfg.shrunk ? 4 : 1;
   if (!check_shape(op, kDim, max_cols(elem), "the destination")) return;
-  if (op.rows == 0 || op.cols == 0) return;
   if (lc.cfg.pixel_repeats > 1) {
     report("unsupported", fmt("%s: pixel repeats %u (an experimental feature) are not modelled", instr_text().c_str(),
                               lc.cfg.pixel_repeats));
@@ -451,6 +460,7 @@ void Simulator::mvout(uint64_t rs1, uint64_t rs2) {
     return;
   }
   Operand op = decode_operand(rs2);
+  if (op.rows == 0 || op.cols == 0) return;  // moves nothing (see mvin)
   if (op.addr.garbage()) {
     report("encoding", fmt("%s: the source is the garbage address", instr_text().c_str()));
     return;
@@ -459,7 +469,6 @@ void Simulator::mvout(uint64_t rs1, uint64_t rs2) {
   const bool full = from_acc && op.addr.full_width();
   const uint32_t elem = full ? 4 : 1;
   if (!check_shape(op, kDim, max_cols(elem), "the source")) return;
-  if (op.rows == 0 || op.cols == 0) return;
   if (st_.pool_stride != 0) {
     report("unsupported", fmt("%s: max-pooling during mvout (an experimental feature) is not modelled",
                               instr_text().c_str()));
