@@ -156,6 +156,7 @@ std::vector<std::string> combinations_in(const Program& prog) {
         break;
       case DirectiveKind::ComputeAt: compute_at[d.func.text] = at; break;
       case DirectiveKind::StoreAt: store_at[d.func.text] = at; break;
+      case DirectiveKind::ComputeInline: out.insert("compute_inline"); break;
       case DirectiveKind::Rfactor:
       case DirectiveKind::FoldStorage:
       case DirectiveKind::Async:

@@ -232,9 +232,19 @@ class Builder {
     if (use_param_) add(DirectiveKind::Specialize, fmt::format("specialize({}, p > {})", funcs_.back().name, small_int(0, 4)));
     std::vector<std::string> loops = schedule_loops(funcs_.back());
     std::string fused_loop;  // the second sibling's outermost loop
+    // The nearest consumer that is not inlined: an inlined func's reads stand in its own
+    // consumer, whose loops `loops` still holds.
+    std::string consumer_name = funcs_.back().name;
     for (int i = int(funcs_.size()) - 2; i >= 0; --i) {
       const Func& consumer = funcs_[size_t(i + 1)];
       const Func& producer = funcs_[size_t(i)];
+      bool sibling_side = sibling_ >= 0 && (i == sibling_ || i == sibling_ + 1 || i + 1 == sibling_);
+      if (!producer.has_update && !sibling_side && chance(w_["compute_inline"])) {
+        add(DirectiveKind::ComputeInline, fmt::format("compute_inline({})", producer.name));
+        continue;
+      }
+      std::string placed_in = consumer_name;  // the loops `loops` names are this func's
+      consumer_name = producer.name;
       // The siblings stay at root, fused at their outermost loops, and so does what both
       // of them read (a loop of one sibling does not enclose the other's reads).
       if (sibling_ >= 0 && i == sibling_ + 1) {
@@ -253,7 +263,7 @@ class Builder {
         continue;
       }
       size_t at = chance(w_["compute_inner"]) ? loops.size() - 1 : size_t(small_int(0, int(loops.size()) - 1));
-      auto loop = [&](size_t k) { return fmt::format("<{}, 0, 0, {}>", consumer.name, loops[k]); };
+      auto loop = [&](size_t k) { return fmt::format("<{}, 0, 0, {}>", placed_in, loops[k]); };
       add(DirectiveKind::ComputeAt, fmt::format("compute_at({}, {})", producer.name, loop(at)));
       bool stored_above = false;
       if (chance(w_["store_root"])) {

@@ -50,6 +50,7 @@ struct HalideGenWeights {
       {"vectorize", 25},       // an inner split variable is vectorized
       {"unroll", 15},          // an inner split variable is unrolled
       {"parallel", 10},        // an outer loop is parallel
+      {"compute_inline", 15},  // a producer without an update is inlined (Halide's default)
       {"compute_root", 20},    // a producer stays at root
       {"compute_inner", 55},   // a producer is computed at the innermost split variable
       {"store_root", 35},      // a producer computed at a loop is stored at root

@@ -61,6 +61,11 @@ Directive propose(const Program& prog, const std::vector<LoopName>& loops, int p
       }
       break;
     case 2: {
+      if (*rc::gen::inRange(0, 5) == 0) {  // Halide's default placement (schedule/inline.cpp)
+        d.kind = DirectiveKind::ComputeInline;
+        d.func = func();
+        break;
+      }
       d.kind = DirectiveKind::ComputeAt;
       d.func = func();
       d.loop = l;

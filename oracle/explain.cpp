@@ -64,8 +64,7 @@ void gather_schedule(const Program& prog, Explanation& e, TgtProgram& scheduled)
   std::vector<TgtProgram> all;
   scheduled = schedule_pipeline(prog, &all);
   for (size_t i = 0; i < all.size(); ++i) {
-    std::string title = i == 0 ? "L(P): the lowered program (fig. 2.9)"
-                               : print_directive((*prog.schedule)[i - 1]);
+    std::string title = i == 0 ? "L(P): the lowered program (fig. 2.9)" : schedule_step_title(prog, i - 1);
     e.steps.push_back({std::move(title), print_tgt(all[i])});
   }
 }

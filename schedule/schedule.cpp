@@ -39,6 +39,7 @@ TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Progra
     case DirectiveKind::Bound: return apply_bound(t, d, prog);
     case DirectiveKind::BoundExtent: return apply_bound_extent(t, d, prog);
     case DirectiveKind::AlignBounds: return apply_align_bounds(t, d, prog);
+    case DirectiveKind::ComputeInline: return apply_compute_inline(t, d, prog);
     case DirectiveKind::Rfactor:
     case DirectiveKind::ComputeWith:
     case DirectiveKind::FoldStorage:
@@ -119,6 +120,21 @@ TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps
     if (steps) steps->push_back(t);
   }
   return t;
+}
+
+std::string schedule_step_title(const Program& prog, size_t k) {
+  const Directive& d = (*prog.schedule)[k];
+  std::string title = "after " + print_directive(d);
+  if (!d.sugar.empty()) title += fmt::format(" (from {} at {}:{})", d.sugar, d.loc.line, d.loc.col);
+  bool moved = false;
+  for (size_t j = k + 1; j < prog.schedule->size() && !moved; ++j) {
+    const SourceLoc& l = (*prog.schedule)[j].loc;
+    moved = l.line < d.loc.line || (l.line == d.loc.line && l.col < d.loc.col);
+  }
+  if (moved)
+    title += fmt::format(" (written at {}:{}, after directives of later phases: applied in fig. 2.11's phase order)",
+                         d.loc.line, d.loc.col);
+  return title;
 }
 
 }  // namespace halo

@@ -24,6 +24,11 @@ TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Progra
 // receives L(P) followed by the program after each directive.
 TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps = nullptr);
 
+// The title of step k+1 of `halo schedule --steps` and `halo explain`: "after DIRECTIVE",
+// with the call of Halide's vocabulary it came from (semantics/schedule_vocabulary.hpp)
+// and, when fig. 2.11's phase order moved it, where it was written.
+std::string schedule_step_title(const Program& prog, size_t k);
+
 // The part of a schedule that fig. 2.11 describes, for candidates that run Halide's own
 // directives (docs/halide.md, "Halide-only directives"): those directives dropped, and a
 // split with one of Halide's tails read as a guard split (the same loops vo and vi). halo
@@ -47,6 +52,9 @@ TgtProgram apply_traverse(const TgtProgram& t, const Directive& d, const Program
 TgtProgram apply_specialize(const TgtProgram& t, const Directive& d, const Program& prog);
 TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Program& prog);
 TgtProgram apply_store_at(const TgtProgram& t, const Directive& d, const Program& prog);
+// Halide's default placement (schedule/inline.cpp): f's allocation and computation removed,
+// each read of f replaced by f's pure definition at the point read.
+TgtProgram apply_compute_inline(const TgtProgram& t, const Directive& d, const Program& prog);
 // Bounds phase (§2.8.5; schedule/bounds_directives.cpp).
 TgtProgram apply_bound(const TgtProgram& t, const Directive& d, const Program& prog);
 TgtProgram apply_bound_extent(const TgtProgram& t, const Directive& d, const Program& prog);

@@ -28,6 +28,16 @@ Expr make_op(Op op, std::vector<Expr> args, SourceLoc l) {
   return std::make_shared<OpNode>(op, std::move(args), l);
 }
 
+Expr make_clamp(Expr e, Expr lo, Expr hi, SourceLoc l) {
+  return std::make_shared<OpNode>(Op::Max, std::vector<Expr>{make_op(Op::Min, {std::move(e), std::move(hi)}, l), std::move(lo)},
+                                  l, OpSugar::Clamp);
+}
+
+Expr make_abs(Expr e, SourceLoc l) {
+  Expr neg = make_op(Op::Neg, {e}, l);
+  return std::make_shared<OpNode>(Op::Max, std::vector<Expr>{std::move(e), std::move(neg)}, l, OpSugar::Abs);
+}
+
 namespace {
 bool same_exprs(const std::vector<Expr>& a, const std::vector<Expr>& b) {
   if (a.size() != b.size()) return false;
@@ -111,6 +121,7 @@ const char* directive_name(DirectiveKind k) {
     case DirectiveKind::Bound: return "bound";
     case DirectiveKind::BoundExtent: return "bound_extent";
     case DirectiveKind::AlignBounds: return "align_bounds";
+    case DirectiveKind::ComputeInline: return "compute_inline";
     case DirectiveKind::Rfactor: return "rfactor";
     case DirectiveKind::ComputeWith: return "compute_with";
     case DirectiveKind::FoldStorage: return "fold_storage";
@@ -145,7 +156,7 @@ int directive_phase(DirectiveKind k) {
     case DirectiveKind::Specialize: return 0;
     case DirectiveKind::Split: case DirectiveKind::Fuse: case DirectiveKind::Swap:
     case DirectiveKind::Traverse: return 1;
-    case DirectiveKind::ComputeAt: return 2;
+    case DirectiveKind::ComputeAt: case DirectiveKind::ComputeInline: return 2;
     case DirectiveKind::StoreAt: return 3;
     case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds: return 4;
     case DirectiveKind::Rfactor: return 1;
@@ -202,7 +213,7 @@ bool same_directive(const Directive& a, const Directive& b) {
       return a.func == b.func && a.names == b.names && same_exprs(a.exprs, b.exprs);
     case DirectiveKind::Rfactor: return a.loop == b.loop && a.names == b.names;
     case DirectiveKind::ComputeWith: return a.loop == b.loop && a.with == b.with;
-    case DirectiveKind::Async: return a.func == b.func;
+    case DirectiveKind::Async: case DirectiveKind::ComputeInline: return a.func == b.func;
     case DirectiveKind::HoistStorage: return a.func == b.func && a.loop == b.loop;
   }
   return false;

@@ -72,12 +72,19 @@ struct CallNode final : ExprNode {
       : ExprNode(ExprKind::Call, l), func(std::move(f)), args(std::move(a)), label(lab) {}
 };
 
+// clamp(e, lo, hi) and abs(e), the expression sugar Halide users type, are built from fig.
+// 2.5b's operators: clamp is max(min(e, hi), lo) and abs is max(e, -e). The outer node
+// remembers the spelling only so that the printer writes it back as written; every pass
+// sees the operators, and a pass that rebuilds the node forgets the spelling.
+enum class OpSugar : uint8_t { None, Clamp, Abs };
+
 // op(e1, ..., ek) for every operator of fig. 2.5b (arity fixed by op_arity).
 struct OpNode final : ExprNode {
   Op op;
   std::vector<Expr> args;
-  OpNode(Op o, std::vector<Expr> a, SourceLoc l)
-      : ExprNode(ExprKind::Op, l), op(o), args(std::move(a)) {}
+  OpSugar sugar = OpSugar::None;
+  OpNode(Op o, std::vector<Expr> a, SourceLoc l, OpSugar s = OpSugar::None)
+      : ExprNode(ExprKind::Op, l), op(o), args(std::move(a)), sugar(s) {}
 };
 
 // A labelled bounds hole ?ℓ (Def. 2.14): allocation (mem) or compute (cpu), the min or the
@@ -111,6 +118,8 @@ Expr make_var(std::string name, SourceLoc l = {});
 Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l = {}, FuncLabel label = {});
 Expr make_hole(HoleLabel label, SourceLoc l = {});
 Expr make_op(Op op, std::vector<Expr> args, SourceLoc l = {});
+Expr make_clamp(Expr e, Expr lo, Expr hi, SourceLoc l = {});  // max(min(e, hi), lo), printed clamp(e, lo, hi)
+Expr make_abs(Expr e, SourceLoc l = {});                      // max(e, -e), printed abs(e)
 
 template <typename T>
 const T& as(const Expr& e) { return static_cast<const T&>(*e); }
@@ -192,6 +201,9 @@ std::string short_var(const std::string& name);
 
 enum class DirectiveKind : uint8_t {
   Specialize, Split, Fuse, Swap, Traverse, ComputeAt, StoreAt, Bound, BoundExtent, AlignBounds,
+  // Halide's default placement, which the thesis leaves out: f substituted into its
+  // consumers (schedule/inline.cpp, docs/semantics-decisions.md "compute_inline").
+  ComputeInline,
   // Halide's own directives, outside fig. 2.11 (docs/halide.md, "Halide-only directives"):
   // only `--target halide` runs them; halo's own lowering rejects them.
   Rfactor, ComputeWith, FoldStorage, Async, HoistStorage
@@ -215,7 +227,7 @@ bool is_halide_only(const struct Directive& d);
 // One directive; which fields are meaningful depends on `kind`:
 //   specialize(func, exprs...)          split(loop, names[0], names[1], exprs[0], tail)
 //   fuse(loop, names[0])                swap(loop)          traverse(loop, order)
-//   compute_at(func, loop)              store_at(func, loop)
+//   compute_at(func, loop)              store_at(func, loop)           compute_inline(func)
 //   bound(func, names[0], exprs[0], exprs[1])    bound_extent(func, names[0], exprs[0])
 //   align_bounds(func, names[0], exprs[0], exprs[1])
 // and Halide's own:
@@ -231,6 +243,10 @@ struct Directive {
   TailStrategy tail = TailStrategy::Guard;
   Traversal order = Traversal::Serial;
   SourceLoc loc;
+  // The call of Halide's vocabulary this directive was expanded from (tile, reorder,
+  // vectorize, unroll, parallel: semantics/schedule_vocabulary.hpp), as written; empty for a
+  // directive written as such. Only `halo schedule --steps` shows it.
+  std::string sugar;
 };
 
 // ---------------------------------------------------------------- the realization

@@ -193,10 +193,11 @@ constexpr std::array kRfactor = {P{A::Loop, "<f, j, i, r>"}, P{A::Name, "v"}};
 constexpr std::array kComputeWith = {kLoop, P{A::With, "<g, j, i, w>"}};
 constexpr std::array kFoldStorage = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "extent"}};
 constexpr std::array kAsync = {P{A::Func, "f"}};
+constexpr std::array kComputeInline = {P{A::Func, "f"}};
 
 // In the order of fig. 2.11's phases, which is also the order error messages list them in;
 // Halide's own directives last.
-const std::array<DirectiveSyntax, 15> kDirectives = {{
+const std::array<DirectiveSyntax, 16> kDirectives = {{
     {DirectiveKind::Specialize, kSpecialize},
     {DirectiveKind::Split, kSplit},
     {DirectiveKind::Fuse, kFuse},
@@ -204,6 +205,7 @@ const std::array<DirectiveSyntax, 15> kDirectives = {{
     {DirectiveKind::Traverse, kTraverse},
     {DirectiveKind::ComputeAt, kComputeAt},
     {DirectiveKind::StoreAt, kComputeAt},
+    {DirectiveKind::ComputeInline, kComputeInline},
     {DirectiveKind::Bound, kBound},
     {DirectiveKind::BoundExtent, kBoundExtent},
     {DirectiveKind::AlignBounds, kAlignBounds},

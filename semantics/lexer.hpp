@@ -246,6 +246,7 @@ class ParserCore {
   std::vector<ParsedExpr> expr_list(const Token& open, std::string_view close);
   ParsedExpr with_depth(Expr e, int depth, SourceLoc loc) const;
   ParsedExpr op_node(Op op, const std::vector<ParsedExpr>& parts, SourceLoc loc) const;
+  ParsedExpr sugar_call();  // clamp(e, lo, hi), abs(e)
 };
 
 // The whole content of a file; a file that cannot be read is an InputError at 0:0 saying

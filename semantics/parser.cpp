@@ -9,6 +9,8 @@
 // height, so that a long left-associative chain (which the parser builds in a loop) cannot
 // produce a tree that would overflow the recursion of later passes either.
 #include "semantics/parser.hpp"
+#include "semantics/printer.hpp"
+#include "semantics/schedule_vocabulary.hpp"
 
 #include <fmt/format.h>
 
@@ -58,8 +60,10 @@ class Parser : public ParserCore {
   Parser(std::string_view source, std::string file) : ParserCore(source, std::move(file), Dialect::Algorithm) {}
 
   Program program();
+  std::vector<Diagnostic>* schedule_errors_ = nullptr;  // parse_file_ignoring_schedule_errors
 
  private:
+  void skip_section(size_t start);
   void sections(Program& p);
   Pipeline pipeline();
   FuncDef func();
@@ -69,8 +73,10 @@ class Parser : public ParserCore {
   UpdateStage update_with_rdom();
   UpdateStage update_rest(UpdateStage u);
   RVar rvar();
-  std::vector<Directive> schedule();
+  std::vector<Directive> schedule(const Pipeline& p);
   Directive directive();
+  VocabularyCall vocabulary_call();
+  [[noreturn]] void unknown_directive(const Token& t);
   void directive_arg(Directive& d, const DirectiveParam& param);
   [[noreturn]] void wrong_arity(DirectiveKind kind, SourceLoc loc) const;
 };
@@ -97,7 +103,17 @@ void Parser::sections(Program& p) {
                                loc_text(*schedule_at)));
       if (p.realize) fail(here, "the schedule section must come before the realize section");
       schedule_at = here;
-      p.schedule = schedule();
+      if (!schedule_errors_) {
+        p.schedule = schedule(p.pipeline);
+        continue;
+      }
+      size_t start = pos_;
+      try {
+        p.schedule = schedule(p.pipeline);
+      } catch (const InputError& e) {
+        for (const auto& d : e.diagnostics()) schedule_errors_->push_back(d);
+        skip_section(start);
+      }
     } else if (at("realize")) {
       if (p.realize)
         fail(here, fmt::format("a program has at most one realize section (the first is at {})",
@@ -112,6 +128,19 @@ void Parser::sections(Program& p) {
     } else {
       fail_expected("'schedule', 'realize' or end of file after the pipeline");
     }
+  }
+}
+
+// From the section's keyword at `start`, past the brace that closes its '{' (or to the end).
+void Parser::skip_section(size_t start) {
+  pos_ = start;
+  advance();
+  int depth = 0;
+  while (!at_end()) {
+    const Token& t = advance();
+    if (t.kind != TokenKind::Symbol) continue;
+    if (t.text == "{") ++depth;
+    if (t.text == "}" && --depth <= 0) return;
   }
 }
 
@@ -225,31 +254,112 @@ RVar Parser::rvar() {
   return r;
 }
 
-std::vector<Directive> Parser::schedule() {
+// The directives as written, Halide's vocabulary among them (schedule_vocabulary.hpp),
+// returned expanded and in fig. 2.11's phase order.
+std::vector<Directive> Parser::schedule(const Pipeline& p) {
   advance();
   const Token& open = expect("{", "after 'schedule'");
-  std::vector<Directive> ds;
+  std::vector<ScheduleItem> items;
   while (!accept("}")) {
     if (at_end()) unclosed(open, "schedule");
-    ds.push_back(directive());
+    if (peek().kind == TokenKind::Identifier && is_vocabulary_word(peek().text) && at("(", 1))
+      items.emplace_back(vocabulary_call());
+    else
+      items.emplace_back(directive());
     if (accept(";") || at("}")) continue;
     if (at_end()) unclosed(open, "schedule");
     fail_expected("';' after the directive");
   }
-  return ds;
+  return expand_schedule(p, items, file_);
+}
+
+// A call of the vocabulary: the stage (f, or <f, j, i>), then its arguments by position.
+VocabularyCall Parser::vocabulary_call() {
+  const Token& w = advance();
+  VocabularyCall c;
+  c.word = std::string(w.text);
+  c.loc = w.loc;
+  std::string usage = vocabulary_usage(c.word);
+  const Token& open = expect("(", fmt::format("after '{}'", c.word));
+  std::string stage_text;
+  if (at("<")) {
+    const Token& lt = advance();
+    c.func = name("a func name");
+    std::string_view owner = "stage <f, j, i>";
+    expect(",", "between the func and the specialization of the stage <f, j, i>");
+    c.spec = index("specialization", owner);
+    expect(",", "between the specialization and the stage index of the stage <f, j, i>");
+    c.stage = index("stage index", owner);
+    if (at(","))
+      fail(lt.loc, fmt::format("{} names the stage (f or <f, j, i>) and then the loop: {}(<{}, {}, {}>, {}, ...) "
+                               "({})",
+                               c.word, c.word, c.func.text, *c.spec, *c.stage,
+                               peek(1).kind == TokenKind::Identifier ? std::string(peek(1).text) : std::string("x"),
+                               usage));
+    expect_close(">", lt);
+    stage_text = fmt::format("<{}, {}, {}>", c.func.text, *c.spec, *c.stage);
+  } else {
+    c.func = name("a func name, or a stage <f, j, i>");
+    stage_text = c.func.text;
+  }
+  std::vector<std::string> shown{stage_text};
+  enum class Slot { Name, Factor, Tail, None };
+  auto slot = [&](size_t k) {
+    if (c.word == "tile") return k < 6 ? Slot::Name : k < 8 ? Slot::Factor : k == 8 ? Slot::Tail : Slot::None;
+    if (c.word == "reorder") return Slot::Name;
+    if (c.word == "vectorize" || c.word == "unroll")
+      return k == 0 ? Slot::Name : k == 1 ? Slot::Factor : k == 2 ? Slot::Tail : Slot::None;
+    if (c.word == "parallel") return k == 0 ? Slot::Name : Slot::None;
+    return Slot::None;  // compute_root
+  };
+  for (size_t k = 0; accept(","); ++k) {
+    switch (slot(k)) {
+      case Slot::Name: c.names.push_back(name("a loop variable")); shown.push_back(c.names.back().text); break;
+      case Slot::Factor: c.factors.push_back(expr().expr); shown.push_back(print_expr(c.factors.back())); break;
+      case Slot::Tail:
+        if (auto tail = tail_strategy(peek().text); tail && peek().kind == TokenKind::Identifier) {
+          advance();
+          c.tail = *tail;
+          shown.push_back(tail_name(*tail));
+          break;
+        }
+        fail_expected("a tail strategy (guard|shift|round)");
+      case Slot::None: fail(peek().loc, fmt::format("{} takes at most {} arguments: {}", c.word, k + 1, usage));
+    }
+  }
+  expect_close(")", open);
+  size_t least = c.word == "tile" ? 6 : c.word == "reorder" ? 2 : c.word == "compute_root" ? 0 : 1;
+  if (c.names.size() < least || (c.word == "tile" && c.factors.size() < 2))
+    fail(c.loc, fmt::format("{} needs more arguments: {}", c.word, usage));
+  c.text = fmt::format("{}({})", c.word, fmt::join(shown, ", "));
+  return c;
+}
+
+void Parser::unknown_directive(const Token& t) {
+  std::vector<std::string> known;
+  for (const auto& d : all_directives()) known.push_back(directive_name(d.kind));
+  std::vector<std::string> words = known;
+  for (auto w : vocabulary_words()) words.emplace_back(w);
+  std::string list;
+  for (const auto& w : words) list += (list.empty() ? "" : ", ") + w;
+  if (t.kind != TokenKind::Identifier) fail_expected(fmt::format("a directive ({})", list));
+  std::string hint;
+  if (auto near = closest_word(t.text, words)) {
+    if (is_vocabulary_word(*near))
+      hint = fmt::format("; did you mean '{}'? {} expands into {}", *near, vocabulary_usage(*near),
+                         vocabulary_expansion(*near));
+    else
+      hint = fmt::format("; did you mean '{}'? {}", *near, directive_usage(*directive_kind(*near)));
+  }
+  fail(t.loc, fmt::format("unknown directive '{}'{}. The directives are {} (docs/halide-users.md maps Halide's "
+                          "scheduling calls to them)",
+                          t.text, hint, list));
 }
 
 Directive Parser::directive() {
   const Token& t = peek();
   auto kind = t.kind == TokenKind::Keyword ? directive_kind(t.text) : std::nullopt;
-  if (!kind) {
-    std::string known;
-    for (const auto& d : all_directives())
-      known += fmt::format("{}{}", known.empty() ? "" : ", ", directive_name(d.kind));
-    if (t.kind == TokenKind::Identifier)
-      fail(t.loc, fmt::format("unknown directive '{}'; the directives are {}", t.text, known));
-    fail_expected(fmt::format("a directive ({})", known));
-  }
+  if (!kind) unknown_directive(t);
   advance();
   Directive d;
   d.kind = *kind;
@@ -488,6 +598,7 @@ ParsedExpr ParserCore::primary() {
 }
 
 ParsedExpr ParserCore::access_or_var() {
+  if ((at_word("clamp") || at_word("abs")) && at("(", 1)) return sugar_call();
   const Token& name = advance();
   if (at("(")) fail(peek().loc, fmt::format("func accesses use brackets: write {}[...]", name.text));
   FuncLabel label;
@@ -558,6 +669,21 @@ ParsedExpr ParserCore::builtin(Op op) {
   if (std::ssize(args) != op_arity(op))
     fail(name.loc, fmt::format("{} expects {} arguments, found {}", name.text, op_arity(op), args.size()));
   return op_node(op, args, name.loc);
+}
+
+// clamp(e, lo, hi) and abs(e): Halide's spelling, built from fig. 2.5b's operators (ast.hpp,
+// OpSugar). Not reserved words: a func or variable may still be called clamp or abs.
+ParsedExpr ParserCore::sugar_call() {
+  const Token& name = advance();
+  bool clamp = name.text == "clamp";
+  size_t arity = clamp ? 3 : 1;
+  std::vector<ParsedExpr> args = expr_list(advance(), ")");
+  if (args.size() != arity)
+    fail(name.loc, fmt::format("{} expects {} argument{}, found {}: {}", name.text, arity, arity == 1 ? "" : "s",
+                               args.size(), clamp ? "clamp(e, lo, hi), which is max(min(e, hi), lo)"
+                                                  : "abs(e), which is max(e, -e)"));
+  Expr e = clamp ? make_clamp(args[0].expr, args[1].expr, args[2].expr, name.loc) : make_abs(args[0].expr, name.loc);
+  return with_depth(std::move(e), 2 + deepest(args), name.loc);
 }
 
 // `(-5)` is how the printer writes a negative constant, while `-5` is the negation of 5:
@@ -634,5 +760,14 @@ std::string read_source_file(const std::string& path) {
 }
 
 Program parse_file(const std::string& path) { return parse_program(read_source_file(path), path); }
+
+Program parse_file_ignoring_schedule_errors(const std::string& path, std::vector<Diagnostic>& schedule_errors) {
+  std::string src = read_source_file(path);
+  Parser parser(src, path);
+  parser.schedule_errors_ = &schedule_errors;
+  Program p = parser.program();
+  if (!schedule_errors.empty()) p.schedule.reset();
+  return p;
+}
 
 }  // namespace halo

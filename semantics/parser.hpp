@@ -25,4 +25,9 @@ Expr parse_expr(std::string_view source, const std::string& file);
 // Reads a file and parses it; a file that cannot be read is an InputError at 0:0.
 Program parse_file(const std::string& path);
 
+// For commands that never use the schedule (`halo eval`, `halo lower`): an error inside
+// the schedule section goes to `schedule_errors` instead of being thrown, and the program
+// comes back without a schedule. Errors anywhere else throw as in parse_file.
+Program parse_file_ignoring_schedule_errors(const std::string& path, std::vector<Diagnostic>& schedule_errors);
+
 }  // namespace halo

@@ -43,6 +43,12 @@ std::string print_const(const Value& v) {
 }
 
 std::string print_op(const OpNode& n) {
+  // The sugar as written (ast.hpp, OpSugar): clamp = max(min(e, hi), lo), abs = max(e, -e).
+  if (n.sugar == OpSugar::Clamp && is_op(n.args[0], Op::Min)) {
+    const auto& inner = as<OpNode>(n.args[0]);
+    return fmt::format("clamp({}, {}, {})", print_expr(inner.args[0]), print_expr(n.args[1]), print_expr(inner.args[1]));
+  }
+  if (n.sugar == OpSugar::Abs) return fmt::format("abs({})", print_expr(n.args[0]));
   if (is_builtin(n.op)) return fmt::format("{}({})", op_name(n.op), join(n.args, print_expr));
   Precedence p = precedence(n.op);
   if (n.args.size() == 1) {

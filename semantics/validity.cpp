@@ -474,7 +474,8 @@ std::vector<const Name*> directive_funcs(const Directive& d) {
     case DirectiveKind::Rfactor: return {&d.loop.func};
     case DirectiveKind::ComputeWith: return {&d.loop.func, &d.with.func};
     case DirectiveKind::FoldStorage:
-    case DirectiveKind::Async: return {&d.func};
+    case DirectiveKind::Async:
+    case DirectiveKind::ComputeInline: return {&d.func};
   }
   return {};
 }

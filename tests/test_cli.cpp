@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -372,4 +373,79 @@ TEST_CASE("cli: check reports a directive that breaks a rule of §2.8", "[cli][s
   CliResult r = run({"check", p.string()});
   CHECK(r.status == 2);
   CHECK(r.err.rfind(p.string() + ":6:3: error: ", 0) == 0);
+}
+
+namespace {
+std::string temp_halo(const std::string& name, const std::string& text) {
+  auto path = std::filesystem::temp_directory_path() / fmt::format("halo-cli-{}-{}.halo", name, ::getpid());
+  std::ofstream(path) << text;
+  return path.string();
+}
+const char* const kTwoFuncs = R"(pipeline f() {
+  fun g(x) = { x * 3 }
+  fun f(x) = { g[x] + g[x + 1] }
+}
+)";
+}  // namespace
+
+TEST_CASE("cli: check takes the common options --param and --window", "[cli]") {
+  CHECK(run({"check", example("blur.halo"), "--param", "w=2", "--window", "0,8", "--window", "0,6"}).status == 0);
+  CliResult unknown = run({"check", example("blur.halo"), "--param", "nothing=1"});
+  CHECK(unknown.status == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("nothing"));
+  CliResult dims = run({"check", example("blur.halo"), "--window", "0,8"});
+  CHECK(dims.status == 2);
+}
+
+TEST_CASE("cli: eval and lower warn about an invalid schedule they never use", "[cli]") {
+  std::string invalid = temp_halo("invalid-schedule", std::string(kTwoFuncs) +
+                                                          "schedule {\n  compute_at(h, <f, 0, 0, x>);\n}\n"
+                                                          "realize () over (0, 4)\n");
+  std::string broken = temp_halo("broken-schedule", std::string(kTwoFuncs) +
+                                                        "schedule {\n  split(<f, 0, 0, x>, xo\n}\n"
+                                                        "realize () over (0, 4)\n");
+  std::string bare = temp_halo("no-schedule", std::string(kTwoFuncs) + "realize () over (0, 4)\n");
+  CliResult reference = run({"eval", bare, "--json"});
+  REQUIRE(reference.status == 0);
+  for (const auto& [file, at] : {std::pair{invalid, ":6:14: "}, std::pair{broken, ":7:1: "}}) {
+    INFO(file);
+    CliResult e = run({"eval", file, "--json"});
+    CHECK(e.status == 0);
+    CHECK(e.out == reference.out);
+    CHECK_THAT(e.err, Catch::Contains(file + at + "warning: ") &&
+                          Catch::Contains("(the schedule is not used here)"));
+    CliResult l = run({"lower", file});
+    CHECK(l.status == 0);
+    CHECK_THAT(l.err, Catch::Contains(": warning: "));
+    CliResult c = run({"check", file});
+    CHECK(c.status == 2);
+    CHECK_THAT(c.err, Catch::Contains(file + at + "error: "));
+  }
+  for (const auto& f : {invalid, broken, bare}) std::filesystem::remove(f);
+}
+
+TEST_CASE("cli: schedule --steps shows the steps before a rejected directive then the error", "[cli]") {
+  std::string file = temp_halo("rejected-step", std::string(kTwoFuncs) +
+                                                    "schedule {\n  split(<f, 0, 0, x>, xo, xi, 2, guard);\n"
+                                                    "  swap(<f, 0, 0, xi>);\n}\nrealize () over (0, 4)\n");
+  CliResult r = run({"schedule", file, "--steps"});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.out, Catch::Contains("# L(P): the lowered program") &&
+                        Catch::Contains("# after split(<f, 0, 0, x>, xo, xi, 2, guard)") &&
+                        Catch::Contains("# after swap(<f, 0, 0, xi>): rejected (the error follows on stderr)"));
+  CHECK_THAT(r.err, Catch::Contains(file + ":7:3: error: "));
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("cli: schedule --steps names the vocabulary call of each step and the directives phase order moved",
+          "[cli][vocabulary]") {
+  CliResult r = run({"schedule", example("halide_style_blur.halo"), "--steps"});
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("# after split(<blur_y, 0, 0, x>, xo, xi, 8, guard) (from tile(blur_y, x, y, xo, "
+                                    "yo, xi, yi, 8, 4) at 18:3)"));
+  CHECK_THAT(r.out, Catch::Contains("# after compute_at(blur_x, <blur_y, 0, 0, xo>)"));
+  CHECK_THAT(r.out, Catch::Contains("# after compute_inline(image)"));
+  // store_at was written before compute_at and compute_inline, and applied after them.
+  CHECK_THAT(r.out, Catch::Contains("# after store_at(blur_x, <blur_y, 0, 0, xo>)"));
+  CHECK_THAT(r.out, Catch::Contains("applied in fig. 2.11's phase order"));
 }

@@ -97,6 +97,30 @@ Program load(const CommonOptions& o) {
   return p;
 }
 
+// `halo eval` and `halo lower` never use the schedule: an invalid one is reported as a
+// warning there and dropped, not refused (LANGUAGE.md's commands stay usable while a
+// schedule is being written).
+Program load_algorithm(const CommonOptions& o, std::ostream& err) {
+  std::vector<Diagnostic> schedule_errors;
+  Program p = parse_file_ignoring_schedule_errors(o.file, schedule_errors);
+  if (p.schedule) {
+    Program bare = p;
+    bare.schedule.reset();
+    check_program(bare);
+    std::vector<Diagnostic> ds = validate_program(p);
+    if (!ds.empty()) {
+      schedule_errors.insert(schedule_errors.end(), ds.begin(), ds.end());
+      p.schedule.reset();
+    }
+  } else {
+    check_program(p);
+  }
+  for (const auto& d : schedule_errors)
+    err << fmt::format("{}:{}:{}: warning: {} (the schedule is not used here)\n", d.file, d.loc.line, d.loc.col,
+                       d.message);
+  return p;
+}
+
 std::vector<Value> parse_point(const std::string& text, const Program& prog) {
   std::vector<Value> pt;
   std::stringstream ss(text);
@@ -116,8 +140,8 @@ std::vector<Value> parse_point(const std::string& text, const Program& prog) {
 }
 
 int cmd_eval(const CommonOptions& o, const std::string& derivation_point, size_t derivation_lines,
-             const std::string& evaluator, std::ostream& out) {
-  Program prog = load(o);
+             const std::string& evaluator, std::ostream& out, std::ostream& err) {
+  Program prog = load_algorithm(o, err);
   Input in = resolve_input(prog, InputOverrides{o.params, o.windows});
   if (!derivation_point.empty()) {
     std::vector<Value> pt = parse_point(derivation_point, prog);
@@ -170,22 +194,33 @@ HoleFilling read_filling(const std::string& path, const TgtProgram& t) {
 // each directive, so a student can watch the schedule act.
 int cmd_schedule(const CommonOptions& o, bool steps, std::ostream& out) {
   Program prog = load(o);
-  std::vector<TgtProgram> all;
-  TgtProgram t = schedule_pipeline(prog, steps ? &all : nullptr);
   if (!steps) {
+    TgtProgram t = schedule_pipeline(prog);
     out << (o.json ? tgt_to_json(t).dump(2, ' ', false, kReplaceInvalidUtf8) + "\n" : print_tgt(t));
     return kExitOk;
   }
-  for (size_t i = 0; i < all.size(); ++i) {
-    std::string title = i == 0 ? "L(P): the lowered program (fig. 2.9)"
-                               : "after " + print_directive((*prog.schedule)[i - 1]);
-    out << (i ? "\n" : "") << "# " << title << "\n" << print_tgt(all[i]);
+  // Every step up to a directive its rewrite rejects, then the error: the steps before it
+  // show the program the directive met.
+  std::vector<TgtProgram> all;
+  std::optional<InputError> rejected;
+  try {
+    schedule_pipeline(prog, &all);
+  } catch (const InputError& e) {
+    rejected = e;
+  }
+  for (size_t i = 0; i < all.size(); ++i)
+    out << (i ? "\n" : "") << "# " << (i == 0 ? "L(P): the lowered program (fig. 2.9)" : schedule_step_title(prog, i - 1))
+        << "\n" << print_tgt(all[i]);
+  if (rejected) {
+    if (prog.schedule && all.size() <= prog.schedule->size())
+      out << "\n# " << schedule_step_title(prog, all.size() - 1) << ": rejected (the error follows on stderr)\n";
+    throw *rejected;
   }
   return kExitOk;
 }
 
-int cmd_lower(const CommonOptions& o, std::ostream& out) {
-  Program prog = load(o);
+int cmd_lower(const CommonOptions& o, std::ostream& out, std::ostream& err) {
+  Program prog = load_algorithm(o, err);
   TgtProgram t = lower_pipeline(prog);
   out << (o.json ? tgt_to_json(t).dump(2, ' ', false, kReplaceInvalidUtf8) + "\n" : print_tgt(t));
   return kExitOk;
@@ -388,7 +423,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   CommonOptions check_opts, eval_opts;
   auto* check = app.add_subcommand("check", "parse and validate the algorithm and schedule");
-  add_common(check, check_opts, false);
+  add_common(check, check_opts, true);
   auto* eval = app.add_subcommand("eval", "the big-step reference semantics (fig. 2.6): the output on R(z)");
   add_common(eval, eval_opts, true);
   std::string derivation_point, evaluator = "fast";
@@ -474,11 +509,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       else {
         Program prog = parse_program(src, check_opts.file);
         check_program(prog);
+        resolve_input(prog, InputOverrides{check_opts.params, check_opts.windows});  // --param, --window
         schedule_pipeline(prog);  // each directive's own restrictions (§2.8)
       }
       return kExitOk;
     }
-    if (*lower) return cmd_lower(lower_opts, out);
+    if (*lower) return cmd_lower(lower_opts, out, err);
     if (*schedule) return cmd_schedule(schedule_opts, schedule_steps, out);
     if (*bounds) return cmd_bounds(bounds_opts, out);
     if (*oracle && oracle_halide.target != "self")
@@ -486,7 +522,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                                     oracle_opts.json, oracle_opts.limits(), out, err);
     if (*oracle) return cmd_oracle(oracle_opts, out);
     if (*run) return cmd_run(run_opts, fill, trace, out);
-    if (*eval) return cmd_eval(eval_opts, derivation_point, derivation_lines, evaluator, out);
+    if (*eval) return cmd_eval(eval_opts, derivation_point, derivation_lines, evaluator, out, err);
     for (const auto& c : extra)
       if (*c.app) return c.action(out, err);
     return kExitOk;

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -171,9 +172,14 @@ class Translator {
     }
     for (const FuncDef& f : prog_.pipeline.funcs) plan_.funcs.push_back(translate_func(f));
     // The formal default (fig. 2.9): every func computed and stored at the root. Halide's
-    // output Func is always computed at the root; it takes no call.
+    // output Func is always computed at the root; it takes no call. A func the schedule
+    // inlines takes none either: Halide's own default, inlining, is what compute_inline means.
+    std::set<std::string> inlined;
+    if (prog_.schedule)
+      for (const Directive& d : *prog_.schedule)
+        if (d.kind == DirectiveKind::ComputeInline) inlined.insert(d.func.text);
     for (const HlFunc& f : plan_.funcs) {
-      if (f.is_output) continue;
+      if (f.is_output || inlined.count(f.name)) continue;
       HlCall c;
       c.kind = HlCall::Kind::ComputeRoot;
       c.func = f.name;
@@ -519,6 +525,7 @@ class Translator {
         c.exprs = {to_int(startup(d.exprs[0]))};
         push(std::move(c), d);
         return;
+      case DirectiveKind::ComputeInline: return;  // no call: Halide inlines by default (above)
       case DirectiveKind::Async:
         c.kind = HlCall::Kind::Async;
         c.func = d.func.text;
