@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace halo::fuzz {
 
 namespace {
@@ -25,11 +27,12 @@ std::vector<LoopName> loops_of(const TgtProgram& t) {
   return c.loops;
 }
 
+// `present`: the funcs T still computes (an inlined func is gone from it).
 Directive propose(const Program& prog, const std::vector<LoopName>& loops, int phase, int fresh,
-                  const ScheduleGenConfig& cfg) {
+                  const ScheduleGenConfig& cfg, const std::vector<std::string>& present) {
   Directive d;
   const LoopName& l = *rc::gen::elementOf(loops);
-  auto func = [&] { return Name{prog.pipeline.funcs[*rc::gen::inRange<size_t>(0, prog.pipeline.funcs.size())].name.text, {}}; };
+  auto func = [&] { return Name{*rc::gen::elementOf(present), {}}; };
   switch (phase) {
     case 1:
       switch (*rc::gen::inRange(0, 4)) {
@@ -124,7 +127,13 @@ rc::Gen<Program> gen_scheduled(const Program& prog, ScheduleGenConfig cfg) {
       if (phase < 3 && *rc::gen::inRange(0, 4) == 0) ++phase;  // phases only move forward
       auto loops = loops_of(t);
       if (loops.empty()) break;
-      Directive d = propose(out, loops, phase, k, cfg);
+      std::vector<std::string> present;
+      for (const auto& f : out.pipeline.funcs)
+        if (!std::any_of(out.schedule->begin(), out.schedule->end(), [&](const Directive& o) {
+              return o.kind == DirectiveKind::ComputeInline && o.func.text == f.name.text;
+            }))
+          present.push_back(f.name.text);
+      Directive d = propose(out, loops, phase, k, cfg, present);
       // A unique location tells directives apart (the rules find "this directive" in the
       // schedule by address or location), as in a parsed file.
       d.loc = SourceLoc{uint32_t(k + 1), 1};

@@ -10,6 +10,9 @@
 #include "bounds/beta0.hpp"
 #include "bounds/extract.hpp"
 #include "bounds/query_check.hpp"
+#include "bounds/interval.hpp"
+#include "bounds/simplify.hpp"
+#include "semantics/lexer.hpp"
 #include "interp/small_step.hpp"
 #include "oracle/quality.hpp"
 #include "schedule/schedule.hpp"
@@ -59,6 +62,76 @@ std::optional<Box> to_box(const std::vector<std::pair<Value, Value>>& bounds) {
   return b;
 }
 
+// ---------------------------------------------------------------- the compiler's side
+std::optional<Box> box_hull(const std::vector<Box>& boxes) {
+  std::optional<Box> h;
+  for (const Box& b : boxes) {
+    if (!h) {
+      h = b;
+      continue;
+    }
+    for (size_t d = 0; d < h->dims.size() && d < b.dims.size(); ++d) {
+      auto& [m, l] = h->dims[d];
+      int64_t lo = std::min(m, b.dims[d].first);
+      int64_t hi = std::max(m + l, b.dims[d].first + b.dims[d].second);
+      m = lo;
+      l = hi - lo;
+    }
+  }
+  return h;
+}
+
+void gather_halide(const Program& prog, const Input& in, const ExplainOptions& opts, Explanation& e) {
+  if (opts.halide.empty()) return;
+  HalideSide side;
+  std::vector<halide::HalideVerdict> verdicts;
+  try {
+    for (const auto& o : opts.halide) verdicts.push_back(halide::run_halide_case(prog, in, o));
+  } catch (const ResourceLimit& ex) {
+    side.note = std::string("Halide's side was not run: halo's reference evaluation stopped: ") + ex.what();
+    e.halide = std::move(side);
+    return;
+  }
+  size_t shown = verdicts.size() - 1;  // the newest that fails, else the newest
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    const auto& v = verdicts[i];
+    side.versions.push_back({v.halide_version, halide::outcome_name(v.outcome), v.detail, v.finding()});
+    if (v.finding()) shown = i;
+  }
+  const halide::HalideVerdict& v = verdicts[shown];
+  side.shown_version = v.halide_version;
+  side.shown_outcome = halide::outcome_name(v.outcome);
+  side.notes = v.notes;
+  side.memcheck_ran = opts.halide[shown].memcheck;
+  side.loads = v.mem.loads;
+  side.stores = v.mem.stores;
+  side.out_of_bounds = v.mem.out_of_bounds;
+  side.uninitialized = v.mem.uninitialized;
+  side.unjudged_lanes = v.mem.unjudged_vector_lanes;
+  side.memcheck_examples = v.mem.out_of_bounds_examples;
+  for (const auto& ex : v.mem.vector_lanes_examples) side.memcheck_examples.push_back(ex);
+  side.mismatches = v.first_mismatches;
+  for (const auto& f : prog.pipeline.funcs) {
+    HalideRegion r;
+    r.func = f.name.text;
+    if (auto it = v.mem.realized.find(f.name.text); it != v.mem.realized.end()) r.halide = Box{it->second};
+    for (const auto& fo : e.observation.funcs)
+      if (fo.func == f.name.text) {
+        std::vector<Box> allocated;
+        for (const auto& t : fo.tiles)
+          if (t.allocated) allocated.push_back(*t.allocated);
+        r.halo = box_hull(allocated);
+      }
+    side.regions.push_back(std::move(r));
+  }
+  try {
+    side.reproducer = halide::halide_reproducer(prog, in, v, opts.halide[shown]);
+  } catch (const InputError& ex) {
+    side.reproducer_note = std::string("no reproducer: ") + ex.what();
+  }
+  e.halide = std::move(side);
+}
+
 // ---------------------------------------------------------------- the schedule, the bounds
 void gather_schedule(const Program& prog, Explanation& e, TgtProgram& scheduled) {
   std::vector<TgtProgram> all;
@@ -69,7 +142,24 @@ void gather_schedule(const Program& prog, Explanation& e, TgtProgram& scheduled)
   }
 }
 
-void gather_bounds(const Query& q, const Beta0Result& b, const Beta0Completion& c, Explanation& e) {
+// A hole's expression under z: the parameters and the window variables bound; what is
+// left are the loop variables of the scope it is filled in (a value per tile).
+std::string value_under_z(const Expr& filled, const TgtProgram& t, const Input& in) {
+  Substitution s;
+  for (size_t i = 0; i < t.params.size() && i < in.params.size(); ++i) s.bindings.emplace_back(t.params[i], in.params[i]);
+  for (size_t i = 0; i < t.window.size() && i < in.window.size(); ++i) {
+    s.bindings.emplace_back(t.window[i].first, in.window[i].min);
+    s.bindings.emplace_back(t.window[i].second, in.window[i].len);
+  }
+  Expr e = simplify(substitute(filled, s));
+  if (auto v = const_value(e)) return v->to_string();
+  std::set<std::string> loops;
+  for (const auto& v : vars_of(e).vars) loops.insert(short_var(v));
+  return fmt::format("per iteration of {}: {}", fmt::join(loops, ", "), print_expr(e));
+}
+
+void gather_bounds(const Query& q, const Beta0Result& b, const Beta0Completion& c, const TgtProgram& t,
+                   const Input& in, Explanation& e) {
   e.query = print_query(q);
   e.beta0_ok = b.ok;
   e.beta0_reason = b.ok ? "" : b.why_failed;
@@ -81,7 +171,8 @@ void gather_bounds(const Query& q, const Beta0Result& b, const Beta0Completion& 
     if (!tuple.demanded) dims += "  (nothing demands it)";
     e.beta0_tuples.emplace_back(name, dims);
   }
-  for (const auto& [hole, expr] : b.filling) e.filling.push_back({hole.to_string(), print_expr(expr)});
+  for (const auto& [hole, expr] : b.filling)
+    e.filling.push_back({hole.to_string(), print_expr(expr), value_under_z(expr, t, in)});
   e.completed = print_tgt(c.program);
 }
 
@@ -452,7 +543,7 @@ Explanation explain_program(const Program& prog, const std::string& source, cons
   Query q = extract_query(scheduled);
   Beta0Result b = run_beta0(q, scheduled);
   Beta0Completion c = complete_with_beta0(b, scheduled);
-  gather_bounds(q, b, c, e);
+  gather_bounds(q, b, c, scheduled, in, e);
   gather_verdict(prog, scheduled, b, c, in, opts.limits, e);
   // When β0 gives up, its completion is `assert 0` and draws nothing: the pictures and the
   // store trace come from β1's completion when that one runs, and say so. The verdict
@@ -477,6 +568,12 @@ Explanation explain_program(const Program& prog, const std::string& source, cons
   }
   derive(prog, in, opts, e);
   trace_store(prog, drawn_c, in, opts, e);
+  gather_halide(prog, in, opts, e);
+  if (prog.realize) {
+    Input as_written = resolve_input(prog, {});
+    if (!(as_written.window == in.window) || as_written.params != in.params)
+      e.realize_overridden = print_realization(*prog.realize);
+  }
   return e;
 }
 

@@ -16,6 +16,7 @@
 
 #include "interp/derivation.hpp"
 #include "interp/input.hpp"
+#include "oracle/targets/halide/halide_oracle.hpp"
 #include "oracle/theorems.hpp"
 #include "semantics/ast.hpp"
 
@@ -95,6 +96,33 @@ struct ScheduleStep {
 struct HoleAnswer {
   std::string hole;        // ?cpu<g, *, 0, x>.min
   std::string expression;  // β0's expression for it
+  std::string value;       // its value under z, or what it still depends on (loop variables)
+};
+
+// The compiler's side of the same case (`halo explain --target halide`): what each Halide
+// version made of it, and for the version shown (the newest that fails, else the newest)
+// the region it realized for each func next to the one halo's completion allocated, its
+// memory check and the standalone C++ reproducer.
+struct HalideRegion {
+  std::string func;
+  std::optional<Box> halide;  // hull of Halide's realizations (none: never realized, e.g. inlined)
+  std::optional<Box> halo;    // hull of what halo's completion allocated (none: not run or inlined)
+};
+struct HalideSide {
+  struct Row {
+    std::string version, outcome, detail;
+    bool finding = false;
+  };
+  std::vector<Row> versions;
+  std::string shown_version, shown_outcome;
+  std::vector<std::string> notes;  // readings the translation took
+  bool memcheck_ran = false;
+  uint64_t loads = 0, stores = 0, out_of_bounds = 0, uninitialized = 0, unjudged_lanes = 0;
+  std::vector<std::string> memcheck_examples;
+  std::vector<HalideRegion> regions;
+  std::vector<halide::PointMismatch> mismatches;
+  std::string reproducer, reproducer_note;
+  std::string note;  // why there is no Halide side (a limit)
 };
 
 struct Explanation {
@@ -117,6 +145,9 @@ struct Explanation {
   DerivationPtr derivation;
   std::string derivation_note;
   StoreTrace trace;
+  std::optional<HalideSide> halide;
+  // The realize section of the file, when the input above (--param, --window) differs from it.
+  std::string realize_overridden;
 };
 
 struct ExplainOptions {
@@ -128,6 +159,8 @@ struct ExplainOptions {
   size_t trace_entries = 400;  // the longest trace shown (head and tail kept)
   size_t max_tiles = 32;       // tiles kept per func
   size_t max_points = 100'000; // distinct points kept per func (memory, for large windows)
+  // `--target halide[@M|@all]`: the Halide versions to run the case on (none: halo alone).
+  std::vector<halide::HalideOptions> halide;
 
   // Explanations are for programs small enough to look at: a lower step budget than
   // `halo run`'s, so a large window stops early with a message naming --max-steps.

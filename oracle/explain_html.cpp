@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -107,7 +108,11 @@ svg .gridline { fill: none; stroke: #e2e2e2; stroke-width: 1; } svg .frame { str
 svg .layer.allocated { fill: var(--allocated); fill-opacity: 0.75; stroke: #9a9a9a; }
 svg .layer.computed { fill: none; stroke: var(--computed); stroke-width: 2.5; stroke-dasharray: 6 3; }
 svg .layer.written { fill: var(--written); stroke: #2f7d32; } svg .layer.written.recomputed { stroke: #0b3d0f; stroke-width: 3; }
-svg text.layer.written { fill: #0d2a10; stroke: none; }
+svg text.layer.written { fill: #0d2a10; stroke: #fff; stroke-width: 2.5px; paint-order: stroke; }
+table.grid td { text-align: right; min-width: 2.2em; font: 12px ui-monospace, monospace; padding: 1px 4px; }
+table.grid td.differs { background: #fde2e0; outline: 2px solid #b3261e; outline-offset: -2px; }
+table.grid td.halide-differs { background: #fff1cc; outline: 2px dashed #a05a00; outline-offset: -2px; }
+table.grid th { color: #666; font-weight: normal; font-size: 12px; }
 svg .layer.requested { fill: var(--requested); } svg .layer.requested.window { fill: none; stroke: var(--requested); stroke-width: 3; }
 svg.swatch .layer.requested { fill: var(--requested); stroke: none; }
 body.hide-allocated .layer.allocated, body.hide-computed .layer.computed,
@@ -166,8 +171,8 @@ std::string input_text(const Explanation& e) {
   std::vector<std::string> ps, ws;
   for (const auto& [name, v] : e.params) ps.push_back(name + " = " + v.to_string());
   for (size_t i = 0; i < e.window.size(); ++i)
-    ws.push_back(fmt::format("{} ∈ ({}, {})", i < e.output_vars.size() ? e.output_vars[i] : "?", e.window[i].min.to_string(),
-                             e.window[i].len.to_string()));
+    ws.push_back(fmt::format("{} ∈ {}", i < e.output_vars.size() ? e.output_vars[i] : "?",
+                             interval_text(e.window[i].min, e.window[i].len)));
   return fmt::format("input z: parameters {}; output window R(z): {}", ps.empty() ? "none" : fmt::format("{}", fmt::join(ps, ", ")),
                      ws.empty() ? "a single point" : fmt::format("{}", fmt::join(ws, ", ")));
 }
@@ -182,10 +187,12 @@ void write_header(HtmlWriter& w, const Explanation& e) {
       {"algorithm", "The algorithm (§2.4)"},        {"lowered", "L(P): the lowered program (§2.6)"},
       {"schedule", "The schedule, directive by directive (§2.8)"}, {"bounds", "Bounds: B(T) and β0 (§2.7)"},
       {"completed", "The completed program"},        {"verdict", "The oracle's verdict (Theorems 2.1, 2.2)"},
+      {"halide", "The compiler's side: Halide (--target halide)"},
       {"pictures", "Iteration spaces, tile by tile"}, {"buffers", "Buffers as heat maps"},
       {"derivation", "Big-step derivation (fig. 2.6)"}, {"trace", "Small-step trace (fig. 2.8)"},
       {"glossary", "Glossary of rules"}};
   for (const auto& [id, title] : toc) {
+    if (std::string_view(id) == "halide" && !e.halide) continue;
     w.open("li");
     w.element("a", {{"href", std::string("#") + id}}, title);
     w.close("li");
@@ -202,6 +209,9 @@ void write_algorithm(HtmlWriter& w, const Explanation& e) {
                "(fig. 2.11) and a realization, the input z. The algorithm alone defines every value (fig. 2.6); the "
                "schedule may only change how and where they are computed.");
   program_block(w, e.source, "source");
+  if (!e.realize_overridden.empty())
+    note(w, "This page is for the input given on the command line (" + input_text(e) + "), not the file's " +
+                e.realize_overridden.substr(0, e.realize_overridden.find('\n')) + ".");
   w.close("section");
 }
 
@@ -267,11 +277,13 @@ void write_bounds(HtmlWriter& w, const Explanation& e) {
   w.open("tr");
   w.element("th", {}, "hole");
   w.element("th", {}, "β0's expression");
+  w.element("th", {}, "its value under z");
   w.close("tr");
   for (const auto& h : e.filling) {
     w.open("tr");
     w.element("td", {{"class", "mono"}}, h.hole);
     w.element("td", {{"class", "mono"}}, h.expression);
+    w.element("td", {{"class", "mono"}}, h.value);
     w.close("tr");
   }
   w.close("table");
@@ -293,17 +305,73 @@ void verdict_row(HtmlWriter& w, const std::string& what, bool holds) {
   w.close("tr");
 }
 
-void write_outputs(HtmlWriter& w, const OracleVerdict& v) {
+// P(z) on R(z) as a grid (x across, y down; one row for 1-D), each cell P(z)'s value, the
+// points where P'(z) differs marked, and those where Halide's output differs (when
+// --target halide ran) marked apart. Windows wider than 48 or taller than 32 are cut.
+bool write_output_grid(HtmlWriter& w, const OracleVerdict& v, const std::optional<HalideSide>& halide) {
+  const auto& win = v.reference.window;
+  const auto& ref = v.reference.values;
+  const auto& got = v.run.output.values;
+  if (win.empty() || win.size() > 2 || ref.empty()) return false;
+  auto len = [&](size_t d) { return d < win.size() ? win[d].len.as_int64().value_or(0) : 1; };
+  const int64_t nx = len(0), ny = len(1);
+  if (nx <= 0 || ny <= 0 || !win[0].min.as_int64() || (win.size() > 1 && !win[1].min.as_int64())) return false;
+  const int64_t x0 = *win[0].min.as_int64(), y0 = win.size() > 1 ? *win[1].min.as_int64() : 0;
+  const int64_t shown_x = std::min<int64_t>(nx, 48), shown_y = std::min<int64_t>(ny, 32);
+  std::set<std::pair<int64_t, int64_t>> halide_differs;
+  if (halide)
+    for (const auto& m : halide->mismatches)
+      if (auto px = m.point.empty() ? std::optional<int64_t>{} : m.point[0].as_int64())
+        halide_differs.insert({*px, m.point.size() > 1 ? m.point[1].as_int64().value_or(0) : 0});
+  w.element("h3", {}, "P(z) on R(z), with the points where P'(z) differs marked");
+  w.open("table", {{"class", "grid"}});
+  w.open("tr");
+  w.element("th", {}, win.size() > 1 ? "y \\ x" : "x");
+  for (int64_t i = 0; i < shown_x; ++i) w.element("th", {}, std::to_string(x0 + i));
+  w.close("tr");
+  for (int64_t j = 0; j < shown_y; ++j) {
+    w.open("tr");
+    w.element("th", {}, win.size() > 1 ? std::to_string(y0 + j) : "");
+    for (int64_t i = 0; i < shown_x; ++i) {
+      size_t k = size_t(j * nx + i);  // first dimension fastest
+      bool differs = k < got.size() && !(got[k] == ref[k]);
+      bool hal = halide_differs.count({x0 + i, y0 + j}) > 0;
+      std::string title = fmt::format("P(z) = {}", ref[k].to_string());
+      if (k < got.size()) title += fmt::format(", P'(z) = {}", got[k].to_string());
+      if (hal) title += ", Halide's output differs here";
+      w.open("td", {{"class", differs ? "differs" : hal ? "halide-differs" : ""}, {"title", title}});
+      w.text(ref[k].to_string());
+      w.close("td");
+    }
+    w.close("tr");
+  }
+  w.close("table");
+  if (shown_x < nx || shown_y < ny) note(w, fmt::format("The grid shows the first {} × {} points of R(z).", shown_x, shown_y));
+  note(w, halide ? "Red: P'(z) (halo's completed program) differs from P(z). Dashed amber: Halide's output differs "
+                   "(the first points Halide reported)."
+                 : "Red: P'(z) (halo's completed program) differs from P(z).");
+  return true;
+}
+
+// Point by point; after a grid, only the points where P'(z) differs (if any).
+void write_outputs(HtmlWriter& w, const OracleVerdict& v, bool only_differences) {
   const auto& ref = v.reference.values;
   const auto& got = v.run.output.values;
   if (ref.empty()) return;
+  if (only_differences) {
+    size_t differ = 0;
+    for (size_t i = 0; i < ref.size(); ++i) differ += i < got.size() && !(got[i] == ref[i]);
+    if (differ == 0) return;
+  }
   w.element("h3", {}, "P(z) and P'(z) on R(z)");
   w.open("table", {{"class", "outputs"}});
   w.open("tr");
   for (const char* h : {"point", "P(z): big-step (fig. 2.6)", "P'(z): completed program (fig. 2.8)", ""}) w.element("th", {}, h);
   w.close("tr");
-  const size_t shown = std::min<size_t>(ref.size(), 64);
-  for (size_t i = 0; i < shown; ++i) {
+  size_t shown = 0, listed = 0;
+  for (size_t i = 0; i < ref.size() && listed < 64; ++i, ++shown) {
+    if (only_differences && !(i < got.size() && !(got[i] == ref[i]))) continue;
+    ++listed;
     std::vector<Value> pt = window_point(v.reference.window, i);
     std::vector<std::string> cs;
     for (const auto& c : pt) cs.push_back(c.to_string());
@@ -343,7 +411,97 @@ void write_verdict(HtmlWriter& w, const Explanation& e) {
   w.close("table");
   paragraph(w, v.detail);
   if (!e.verdict_note.empty()) note(w, e.verdict_note);
-  write_outputs(w, v);
+  bool grid = write_output_grid(w, v, e.halide);
+  write_outputs(w, v, grid);
+  w.close("section");
+}
+
+std::string optional_box_text(const std::optional<Box>& b, const char* none) { return b ? box_text(*b) : none; }
+
+// The same case on the compiler people use (`--target halide`).
+void write_halide(HtmlWriter& w, const Explanation& e) {
+  if (!e.halide) return;
+  const HalideSide& h = *e.halide;
+  open_section(w, "halide", "6b. The compiler's side: Halide");
+  paragraph(w, "The same program, schedule and input translated to Halide (docs/halide.md), compiled and run; its "
+               "output is compared with P(z) on R(z) (Theorem 2.2), and a second, traced run checks every load and "
+               "store of every func against the region Halide realized for it (Theorem 2.1).");
+  if (!h.note.empty()) {
+    note(w, h.note);
+    w.close("section");
+    return;
+  }
+  w.open("table", {{"class", "halide-versions"}});
+  w.open("tr");
+  for (const char* c : {"Halide", "outcome", "what happened"}) w.element("th", {}, c);
+  w.close("tr");
+  for (const auto& r : h.versions) {
+    w.open("tr");
+    w.element("td", {{"class", "mono"}}, r.version);
+    w.element("td", {{"class", r.finding ? "bad" : "ok"}}, r.outcome);
+    w.element("td", {}, r.detail);
+    w.close("tr");
+  }
+  w.close("table");
+  for (const auto& n : h.notes) note(w, "Translation: " + n);
+  w.element("h3", {}, fmt::format("Regions, Halide {} next to halo's completion", h.shown_version));
+  paragraph(w, "For each func, the hull of the regions Halide realized (its allocations) and of the regions halo's "
+               "completed program allocated (β0's ?mem, over every tile). Halide may realize less than β0 allocates "
+               "(its bounds inference is sharper) or more (rounding for vectors and splits); a func Halide inlined "
+               "has no realization.");
+  w.open("table", {{"class", "halide-regions"}});
+  w.open("tr");
+  for (const char* c : {"func", "Halide realized", "halo allocated"}) w.element("th", {}, c);
+  w.close("tr");
+  for (const auto& r : h.regions) {
+    w.open("tr");
+    w.element("td", {{"class", "mono"}}, r.func);
+    w.element("td", {{"class", "mono"}}, optional_box_text(r.halide, "not realized (inlined)"));
+    w.element("td", {{"class", "mono"}}, optional_box_text(r.halo, "not allocated (inlined, or the run stopped)"));
+    w.close("tr");
+  }
+  w.close("table");
+  w.element("h3", {}, "The memory check");
+  if (!h.memcheck_ran) {
+    note(w, "The traced run was not made.");
+  } else {
+    w.open("p", {{"class", h.out_of_bounds == 0 ? "ok" : "bad"}});
+    w.text(fmt::format("{} loads and {} stores checked; {} outside their func's realized region; {} loads of points no "
+                       "store wrote{}.",
+                       h.loads, h.stores, h.out_of_bounds, h.uninitialized,
+                       h.unjudged_lanes ? fmt::format("; {} lanes of predicated vector accesses not judged", h.unjudged_lanes)
+                                        : ""));
+    w.close("p");
+    for (const auto& ex : h.memcheck_examples) program_block(w, ex);
+  }
+  if (!h.mismatches.empty()) {
+    w.element("h3", {}, "Where Halide's output differs");
+    w.open("table");
+    w.open("tr");
+    for (const char* c : {"point", "P(z)", "Halide"}) w.element("th", {}, c);
+    w.close("tr");
+    for (const auto& m : h.mismatches) {
+      std::vector<std::string> cs;
+      for (const auto& c : m.point) cs.push_back(c.to_string());
+      w.open("tr");
+      w.element("td", {{"class", "mono"}}, fmt::format("{}({})", e.output_func, fmt::join(cs, ", ")));
+      w.element("td", {{"class", "mono"}}, m.expected.to_string());
+      w.element("td", {{"class", "mono bad"}}, std::to_string(m.got));
+      w.close("tr");
+    }
+    w.close("table");
+  }
+  w.element("h3", {}, "The standalone C++ reproducer");
+  if (h.reproducer.empty()) {
+    note(w, h.reproducer_note);
+  } else {
+    w.open("details", {{"class", "reproducer"}});
+    w.element("summary", {}, fmt::format("a Halide {} program that rebuilds this case and prints its values next to "
+                                         "halo's ({} lines)",
+                                         h.shown_version, std::count(h.reproducer.begin(), h.reproducer.end(), '\n')));
+    program_block(w, h.reproducer, "reproducer");
+    w.close("details");
+  }
   w.close("section");
 }
 
@@ -536,6 +694,7 @@ std::string render_html(const Explanation& e) {
   write_bounds(w, e);
   write_completed(w, e);
   write_verdict(w, e);
+  write_halide(w, e);
   write_pictures(w, e);
   write_buffers(w, e);
   write_derivation(w, e);

@@ -71,5 +71,10 @@ void write_layer_legend(HtmlWriter& w);
 
 // "f(1, 2)"
 std::string point_text(const std::string& func, const Point& p);
+// An interval written so that it cannot be misread as (min, max) or (min, len): "2 .. 5
+// (min 2, len 4)", "empty (min 2, len 0)".
+std::string interval_text(const Value& min, const Value& len);
+std::string interval_text(std::pair<int64_t, int64_t> min_len);
+std::string box_text(const Box& b);  // interval_text per dimension, joined by " × " 
 
 }  // namespace halo::explain

@@ -20,6 +20,20 @@ std::string point_text(const std::string& func, const Point& p) {
   return fmt::format("{}({})", func, fmt::join(p, ", "));
 }
 
+std::string interval_text(const Value& min, const Value& len) {
+  if (len.is_int() && len.sign() <= 0) return fmt::format("empty (min {}, len {})", min.to_string(), len.to_string());
+  Value last = sub(add(min, len), Value(int64_t{1}));
+  return fmt::format("{} .. {} (min {}, len {})", min.to_string(), last.to_string(), min.to_string(), len.to_string());
+}
+
+std::string interval_text(std::pair<int64_t, int64_t> i) { return interval_text(Value(i.first), Value(i.second)); }
+
+std::string box_text(const Box& b) {
+  std::vector<std::string> parts;
+  for (const auto& d : b.dims) parts.push_back(interval_text(d));
+  return parts.empty() ? "a single point" : fmt::format("{}", fmt::join(parts, " × "));
+}
+
 namespace {
 
 constexpr int64_t kMaxCols = 48, kMaxRows = 32;
@@ -90,13 +104,6 @@ void box_rect(HtmlWriter& w, const Geometry& g, std::pair<int64_t, int64_t> bx, 
   w.close("rect");
 }
 
-std::string interval_text(std::pair<int64_t, int64_t> i) { return fmt::format("({}, {})", i.first, i.second); }
-
-std::string box_text(const Box& b) {
-  std::vector<std::string> parts;
-  for (const auto& d : b.dims) parts.push_back(interval_text(d));
-  return parts.empty() ? "()" : fmt::format("{}", fmt::join(parts, " × "));
-}
 
 // The grid lines of a picture, as one pattern (cheaper than a rectangle per cell).
 void grid_background(HtmlWriter& w, const Geometry& g, const std::string& id) {
@@ -158,11 +165,6 @@ void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, con
               fmt::format("{} = {} (stored {}×{})", point_text(f.func, p), wv.first.to_string(), wv.second,
                           again ? fmt::format("; computed in {} tiles", it->second) : ""));
     w.close("rect");
-    std::string label = cell_label(wv.first, g.cell);
-    if (!label.empty())
-      w.element("text", {{"class", "layer written value"}, {"x", num(g.px(c.x) + g.cell / 2)},
-                         {"y", num(g.py(c.y) + g.cell / 2 + 4)}, {"text-anchor", "middle"}},
-                label);
   }
   bool has_computed = !t.computed.empty() && std::all_of(t.computed.begin(), t.computed.end(), [](const auto& d) { return d.has_value(); });
   if (has_computed) {
@@ -185,6 +187,15 @@ void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, con
                     {"width", num(g.cell / 2)}, {"height", "4"}});
     w.element("title", {}, "read: " + point_text(f.func, p));
     w.close("rect");
+  }
+  // The values last, above every marker and outline, so that none hides a digit.
+  for (const auto& [p, wv] : t.written) {
+    Cell c = project(p);
+    std::string label = g.visible(c) ? cell_label(wv.first, g.cell) : "";
+    if (!label.empty())
+      w.element("text", {{"class", "layer written value"}, {"x", num(g.px(c.x) + g.cell / 2)},
+                         {"y", num(g.py(c.y) + g.cell / 2 + 3)}, {"text-anchor", "middle"}},
+                label);
   }
 }
 

@@ -124,16 +124,18 @@ TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps
 
 std::string schedule_step_title(const Program& prog, size_t k) {
   const Directive& d = (*prog.schedule)[k];
-  std::string title = "after " + print_directive(d);
-  if (!d.sugar.empty()) title += fmt::format(" (from {} at {}:{})", d.sugar, d.loc.line, d.loc.col);
+  std::vector<std::string> notes;
+  if (!d.sugar.empty()) notes.push_back(fmt::format("from {} at {}:{}", d.sugar, d.loc.line, d.loc.col));
   bool moved = false;
   for (size_t j = k + 1; j < prog.schedule->size() && !moved; ++j) {
     const SourceLoc& l = (*prog.schedule)[j].loc;
     moved = l.line < d.loc.line || (l.line == d.loc.line && l.col < d.loc.col);
   }
   if (moved)
-    title += fmt::format(" (written at {}:{}, after directives of later phases: applied in fig. 2.11's phase order)",
-                         d.loc.line, d.loc.col);
+    notes.push_back(fmt::format("written {}after directives of later phases: applied in fig. 2.11's phase order",
+                                d.sugar.empty() ? fmt::format("at {}:{}, ", d.loc.line, d.loc.col) : ""));
+  std::string title = "after " + print_directive(d);
+  if (!notes.empty()) title += fmt::format(" ({})", fmt::join(notes, "; "));
   return title;
 }
 

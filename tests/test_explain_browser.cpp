@@ -53,13 +53,13 @@ std::string dump_dom(const fs::path& page, const fs::path& dir) {
   return read(dom);
 }
 
-fs::path write_report(const std::string& example, const fs::path& dir) {
+fs::path write_report(const std::string& example, const fs::path& dir, const explain::ExplainOptions& o = {}) {
   const std::string path = std::string(HALO_SOURCE_DIR) + "/examples/" + example;
   const std::string src = read(path);
   Program p = parse_program(src, path);
   check_program(p);
   fs::path out = dir / (fs::path(example).stem().string() + ".html");
-  std::ofstream(out) << explain::render_html(explain::explain_program(p, src, {}));
+  std::ofstream(out) << explain::render_html(explain::explain_program(p, src, o));
   return out;
 }
 
@@ -99,6 +99,41 @@ TEST_CASE("explain: the report loads in headless Chromium with its pictures, der
   CHECK(count(blur, "class=\"iteration-space\"") == 3);  // f, g, h: one grid each (one tile each)
   CHECK(blur.find("data-func=\"g\"") != std::string::npos);
 
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+TEST_CASE("explain: with --target halide the report shows the compiler's side and loads in headless Chromium",
+          "[explain][browser][halide-only]") {
+  if (!have_chromium()) {
+    REQUIRE(std::getenv("HALO_REQUIRE_BROWSER") == nullptr);
+    WARN("chromium is not installed: the browser check of `halo explain --target halide` is skipped");
+    return;
+  }
+  const fs::path dir = fs::temp_directory_path() / fmt::format("halo_explain_halide_{}", ::getpid());
+  fs::create_directories(dir);
+  explain::ExplainOptions o;
+  o.halide.emplace_back();  // the newest installed Halide
+  o.halide.back().reuse_process = false;
+  const std::string page = dump_dom(write_report("halide_style_blur.halo", dir, o), dir);
+  std::smatch m;
+  REQUIRE(std::regex_search(page, m, std::regex("<body[^>]*data-loaded=\"([^\"]*)\"")));
+  CHECK(m[1] == "ok");  // every section the table of contents names is there, every link resolves
+  CHECK(page.find("<section id=\"halide\">") != std::string::npos);
+  CHECK(page.find("href=\"#halide\"") != std::string::npos);
+  CHECK(count(page, "class=\"halide-versions\"") == 1);
+  // The regions: image is inlined (no realization), blur_x and blur_y realized, each
+  // interval written as "min .. max (min m, len l)".
+  CHECK(page.find("not realized (inlined)") != std::string::npos);
+  CHECK(std::regex_search(page, std::regex("blur_x</td><td class=\"mono\">0 \\.\\. [0-9]+ \\(min 0, len [0-9]+\\)")));
+  CHECK(page.find("0 outside their func") != std::string::npos);
+  CHECK(page.find("class=\"reproducer\"") != std::string::npos);
+  CHECK(page.find("blur_y.split(") != std::string::npos);  // the reproducer's schedule
+  // P(z) as a grid with one cell per point of R(z) (30 × 17), none marked.
+  CHECK(count(page, "<table class=\"grid\">") == 1);
+  CHECK(count(page, "class=\"differs\"") == 0);
+  // β0's holes and their values under z.
+  CHECK(page.find("its value under z") != std::string::npos);
   std::error_code ec;
   fs::remove_all(dir, ec);
 }

@@ -4,6 +4,8 @@
 // whose derivation is shown (--point) and the store whose small-step trace is shown
 // (--trace-func, --trace-point). Exit 0 when the page is written, 2 on bad input.
 #include "oracle/explain.hpp"
+#include "oracle/targets/halide/versions.hpp"
+#include "tools/cmd_halide.hpp"
 #include "semantics/command_budget.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
@@ -26,6 +28,7 @@ struct ExplainState {
   std::string point, trace_func, trace_point;
   uint64_t max_steps = explain::ExplainOptions::default_limits().max_steps;
   double timeout = 60;  // a runaway stops within a minute (0: no limit)
+  std::string target = "self";  // halide[@M|@all]: the page also shows the compiler's side
 };
 
 // "X,Y,..." → a point; the dimension is checked against the func by explain_program.
@@ -55,6 +58,17 @@ int explain_action(const ExplainState& st, std::ostream& out) {
   o.trace_point = parse_point_option(st.trace_point, "--trace-point", st.file);
   o.limits.max_steps = st.max_steps;
   o.limits.max_seconds = st.timeout;
+  if (st.target != "self") {
+    halide::HalideSelection sel = halide::select_halide_versions(st.target);
+    if (!sel.error.empty()) throw InputError(Diagnostic{st.file, {}, sel.error});
+    for (int major : sel.majors) {
+      halide::HalideOptions h;
+      h.version = major;
+      h.reuse_process = false;  // one case: a fresh process per version
+      h.reference_limits = o.limits;
+      o.halide.push_back(h);
+    }
+  }
   std::string html = explain::render_html(explain::explain_program(prog, source, o));
   if (st.output.empty() || st.output == "-") {
     out << html;
@@ -82,6 +96,11 @@ Subcommand register_explain(CLI::App& app) {
                                                   "the output)");
   cmd->add_option("--trace-point", st->trace_point, "the point of --trace-func whose store is traced (default: --point "
                                                     "for the output, else the func's first point)");
+  cmd->add_option("--target", st->target,
+                  "self (halo alone), or halide, halide@M, halide@all: also run the case on Halide and show its "
+                  "verdict, the regions it realized next to halo's, its memory check and the C++ reproducer")
+      ->check(self_or_halide("self|halide[@M|@all]"))
+      ->capture_default_str();
   cmd->add_option("--max-steps", st->max_steps, "stop each evaluation after this many steps")->check(unsigned_integer())->capture_default_str();
   cmd->add_option("--timeout", st->timeout, "stop each evaluation after this many seconds (0: no limit)")
       ->check(seconds_value())->capture_default_str();
