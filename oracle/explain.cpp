@@ -133,13 +133,18 @@ void gather_halide(const Program& prog, const Input& in, const ExplainOptions& o
 }
 
 // ---------------------------------------------------------------- the schedule, the bounds
-void gather_schedule(const Program& prog, Explanation& e, TgtProgram& scheduled) {
+bool gather_schedule(const Program& prog, Explanation& e, TgtProgram& scheduled) {
   std::vector<TgtProgram> all;
-  scheduled = schedule_pipeline(prog, &all);
+  try {
+    scheduled = schedule_pipeline(prog, &all);
+  } catch (const InputError& ex) {
+    e.schedule_rejected = ex.diagnostics();
+  }
   for (size_t i = 0; i < all.size(); ++i) {
     std::string title = i == 0 ? "L(P): the lowered program (fig. 2.9)" : schedule_step_title(prog, i - 1);
     e.steps.push_back({std::move(title), print_tgt(all[i])});
   }
+  return e.schedule_rejected.empty();
 }
 
 // A hole's expression under z: the parameters and the window variables bound; what is
@@ -539,7 +544,7 @@ Explanation explain_program(const Program& prog, const std::string& source, cons
   e.window = in.window;
 
   TgtProgram scheduled;
-  gather_schedule(prog, e, scheduled);
+  if (!gather_schedule(prog, e, scheduled)) return e;
   Query q = extract_query(scheduled);
   Beta0Result b = run_beta0(q, scheduled);
   Beta0Completion c = complete_with_beta0(b, scheduled);

@@ -132,6 +132,10 @@ struct Explanation {
   std::vector<std::pair<std::string, Value>> params;
   std::vector<Interval> window;  // R(z)
   std::vector<ScheduleStep> steps;
+  // A directive whose rewrite rejects it (§2.8): the steps before it are shown, then this
+  // error, and nothing after the schedule is gathered (`halo explain` writes the page and
+  // exits 2 with the error).
+  std::vector<Diagnostic> schedule_rejected;
   std::string query;
   bool beta0_ok = false;
   std::string beta0_reason;

@@ -240,13 +240,29 @@ void write_schedule(HtmlWriter& w, const Explanation& e) {
                "added are green (+), lines it removed are red (−).");
   if (e.steps.size() <= 1) note(w, "This program has no schedule: the default one of fig. 2.9 is used as lowered.");
   for (size_t i = 1; i < e.steps.size(); ++i) {
-    w.element("h3", {{"id", fmt::format("step-{}", i)}}, fmt::format("after {}", e.steps[i].title));
+    w.element("h3", {{"id", fmt::format("step-{}", i)}}, e.steps[i].title);
     write_diff(w, e.steps[i - 1].program, e.steps[i].program);
+  }
+  for (const auto& d : e.schedule_rejected) {
+    w.open("p", {{"class", "bad"}, {"id", "schedule-rejected"}});
+    w.text("The next directive is rejected: " + d.format());
+    w.close("p");
   }
   w.close("section");
 }
 
+// A section the page cannot fill because the schedule was rejected (section 3).
+bool not_reached(HtmlWriter& w, const Explanation& e, const char* id, const std::string& title) {
+  if (e.schedule_rejected.empty()) return false;
+  open_section(w, id, title);
+  note(w, "Not reached: the schedule was rejected (section 3), so there is no scheduled program to complete, run "
+          "or draw.");
+  w.close("section");
+  return true;
+}
+
 void write_bounds(HtmlWriter& w, const Explanation& e) {
+  if (not_reached(w, e, "bounds", "4. Bounds: the query B(T) (fig. 2.10a) and β0 (fig. 2.10b)")) return;
   open_section(w, "bounds", "4. Bounds: the query B(T) (fig. 2.10a) and β0 (fig. 2.10b)");
   paragraph(w, "The query is the predicate every completion must satisfy (Def. 2.15): each store inside ?mem, each "
                "access a computed point needs inside ?cpu, the window inside the output's ?cpu.");
@@ -291,6 +307,7 @@ void write_bounds(HtmlWriter& w, const Explanation& e) {
 }
 
 void write_completed(HtmlWriter& w, const Explanation& e) {
+  if (not_reached(w, e, "completed", "5. The completed program [Γ]T")) return;
   open_section(w, "completed", "5. The completed program [Γ]T");
   paragraph(w, "The scheduled program with every hole replaced by β0's expression: a program of Tgt the small-step "
                "machine runs (fig. 2.8).");
@@ -390,6 +407,7 @@ void write_outputs(HtmlWriter& w, const OracleVerdict& v, bool only_differences)
 }
 
 void write_verdict(HtmlWriter& w, const Explanation& e) {
+  if (not_reached(w, e, "verdict", "6. The oracle's verdict")) return;
   open_section(w, "verdict", "6. The oracle's verdict");
   paragraph(w, "Theorem 2.1: the completed program never reads or writes out of bounds. Theorem 2.2 via Def. 2.3: "
                "either P(z) has an error value in R(z), or P'(z) fails an assertion, or P and P' agree on every point "
@@ -506,6 +524,7 @@ void write_halide(HtmlWriter& w, const Explanation& e) {
 }
 
 void write_pictures(HtmlWriter& w, const Explanation& e) {
+  if (not_reached(w, e, "pictures", "7. Iteration spaces, tile by tile (figs. 2.1–2.3)")) return;
   open_section(w, "pictures", "7. Iteration spaces, tile by tile (figs. 2.1–2.3)");
   paragraph(w, "What the completed program did to each func, observed on the small-step machine. A tile is one "
                "iteration of the loops that compute_at placed the func's computation in (the whole run when it is "
@@ -521,6 +540,7 @@ void write_pictures(HtmlWriter& w, const Explanation& e) {
 }
 
 void write_buffers(HtmlWriter& w, const Explanation& e) {
+  if (not_reached(w, e, "buffers", "8. Buffers as heat maps")) return;
   open_section(w, "buffers", "8. Buffers as heat maps");
   paragraph(w, "Each func's values as last stored, darker for smaller values; for the output func, R(z) is outlined.");
   const RunObservation& o = e.observation;
@@ -583,6 +603,7 @@ class DerivationWriter {
 };
 
 void write_derivation(HtmlWriter& w, const Explanation& e) {
+  if (not_reached(w, e, "derivation", "9. The big-step derivation of one output point (fig. 2.6)")) return;
   open_section(w, "derivation", "9. The big-step derivation of one output point (fig. 2.6)");
   std::vector<std::string> cs;
   for (const auto& c : e.point) cs.push_back(c.to_string());
@@ -622,6 +643,7 @@ void trace_row(HtmlWriter& w, const TraceEntry& t) {
 }
 
 void write_trace(HtmlWriter& w, const Explanation& e) {
+  if (not_reached(w, e, "trace", "10. The small-step trace of one store (fig. 2.8)")) return;
   const StoreTrace& t = e.trace;
   open_section(w, "trace", "10. The small-step trace of one store (fig. 2.8)");
   paragraph(w, fmt::format("Every rule the machine applied from the start of the loop iteration that stores {} "

@@ -18,6 +18,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 using namespace halo;
 using namespace halo::explain;
 
@@ -347,4 +349,60 @@ TEST_CASE("explain: the line diff is a longest common subsequence of the two pro
     };
     RC_ASSERT(same == lcs(0, 0));
   });
+}
+
+TEST_CASE("explain: a rejected directive shows the steps before it then the error", "[explain]") {
+  const std::string src = R"(pipeline f() {
+  fun g(x) = { x * x + 1 }
+  fun f(x) = { g[x] + g[x + 1] }
+}
+schedule {
+  split(<f, 0, 0, x>, xo, xi, 3, guard);
+  swap(<f, 0, 0, xi>);
+}
+realize () over (0, 6)
+)";
+  Explanation e = explain_source(src, "rejected.halo");
+  REQUIRE(e.steps.size() == 2);  // L(P) and the split
+  CHECK(e.steps[1].title == "after split(<f, 0, 0, x>, xo, xi, 3, guard)");
+  REQUIRE(e.schedule_rejected.size() == 1);
+  CHECK(e.schedule_rejected[0].loc.line == 7);
+  CHECK_FALSE(e.verdict);
+  std::string html = render_html(e);
+  CHECK(html.find("id=\"schedule-rejected\"") != std::string::npos);
+  CHECK(html.find("Not reached: the schedule was rejected") != std::string::npos);
+  // The command writes the page, then fails with the error (exit 2).
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("halo_explain_rejected_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "rejected.halo") << src;
+  std::ostringstream out, err;
+  std::string file = (dir / "rejected.halo").string(), page = (dir / "page.html").string();
+  const char* argv[] = {"halo", "explain", file.c_str(), "-o", page.c_str()};
+  CHECK(run_cli(5, argv, out, err) == 2);
+  CHECK(err.str().find(file + ":7:3: error: ") != std::string::npos);
+  CHECK(read(page).find("id=\"schedule-rejected\"") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("explain: holes get their values under z and intervals say min .. max and len", "[explain]") {
+  Explanation e = explain_example("thesis_2_2_tile3.halo");
+  bool constant = false, per_tile = false;
+  for (const auto& h : e.filling) {
+    INFO(h.hole << " = " << h.expression << " -> " << h.value);
+    CHECK_FALSE(h.value.empty());
+    constant |= std::regex_match(h.value, std::regex("-?[0-9]+"));
+    per_tile |= h.value.rfind("per iteration of xo: ", 0) == 0;
+  }
+  CHECK(constant);  // e.g. ?mem<f, x>.len = 6
+  CHECK(per_tile);  // g's ?cpu inside f's loop xo
+  std::string html = render_html(e);
+  CHECK(html.find("x ∈ 0 .. 5 (min 0, len 6)") != std::string::npos);
+  // An input other than the file's realize section is said to be so.
+  ExplainOptions o;
+  o.input.windows = {"2,4"};
+  Explanation w = explain_example("thesis_2_2_tile3.halo", o);
+  CHECK_FALSE(w.realize_overridden.empty());
+  CHECK(render_html(w).find("not the file&#39;s realize () over (0, 6)") != std::string::npos);
+  CHECK(e.realize_overridden.empty());
 }

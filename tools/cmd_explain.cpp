@@ -69,14 +69,17 @@ int explain_action(const ExplainState& st, std::ostream& out) {
       o.halide.push_back(h);
     }
   }
-  std::string html = explain::render_html(explain::explain_program(prog, source, o));
+  explain::Explanation e = explain::explain_program(prog, source, o);
+  std::string html = explain::render_html(e);
   if (st.output.empty() || st.output == "-") {
     out << html;
-    return kExitOk;
+  } else {
+    std::ofstream f(st.output, std::ios::binary);
+    if (!f || !(f << html) || !f.flush())
+      throw InputError(Diagnostic{st.output, {}, "cannot write the report here"});
   }
-  std::ofstream f(st.output, std::ios::binary);
-  if (!f || !(f << html) || !f.flush())
-    throw InputError(Diagnostic{st.output, {}, "cannot write the report here"});
+  // The page shows the steps before a rejected directive; the command still fails with it.
+  if (!e.schedule_rejected.empty()) throw InputError(e.schedule_rejected);
   return kExitOk;
 }
 
