@@ -567,6 +567,17 @@ Explanation explain_program(const Program& prog, const std::string& source, cons
     }
   }
   observe_run(prog, scheduled, drawn, in, opts, e);
+  if (opts.slice) {
+    bool used = false;
+    for (auto& f : e.observation.funcs)
+      if (std::max((*opts.slice)[0], (*opts.slice)[1]) < f.vars.size()) {
+        f.axes = *opts.slice;
+        used = true;
+      }
+    if (!used)
+      throw option_error(prog, fmt::format("--slice {},{}: no func has dimensions {} and {} (dimensions count from 0)",
+                                           (*opts.slice)[0], (*opts.slice)[1], (*opts.slice)[0], (*opts.slice)[1]));
+  }
   if (!drawn_note.empty()) {
     e.observation.drawn_by = "β1";
     e.observation.note = e.observation.note.empty() ? drawn_note : drawn_note + " " + e.observation.note;

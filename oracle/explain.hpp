@@ -20,6 +20,7 @@
 #include "oracle/theorems.hpp"
 #include "semantics/ast.hpp"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -52,6 +53,8 @@ struct TileObservation {
 struct FuncObservation {
   std::string func;
   std::vector<std::string> vars;
+  // The dimensions the pictures draw across and down (`--slice`); the others are projected.
+  std::array<size_t, 2> axes{0, 1};
   bool is_output = false;
   std::vector<std::string> tile_loops;   // the loops enclosing `label f`, outermost first
   std::vector<TileObservation> tiles;    // at most ExplainOptions::max_tiles
@@ -163,6 +166,9 @@ struct ExplainOptions {
   size_t trace_entries = 400;  // the longest trace shown (head and tail kept)
   size_t max_tiles = 32;       // tiles kept per func
   size_t max_points = 100'000; // distinct points kept per func (memory, for large windows)
+  // `--slice A,B`: the dimensions drawn across and down in the pictures of every func that
+  // has both (default: the first two).
+  std::optional<std::array<size_t, 2>> slice;
   // `--target halide[@M|@all]`: the Halide versions to run the case on (none: halo alone).
   std::vector<halide::HalideOptions> halide;
 

@@ -72,7 +72,10 @@ struct Cell {
   int64_t x = 0, y = 0;
   auto operator<=>(const Cell&) const = default;
 };
-Cell project(const Point& p) { return {p.empty() ? 0 : p[0], p.size() > 1 ? p[1] : 0}; }
+// The point as drawn: dimension axes[0] across, axes[1] down (`--slice`), the others projected.
+Cell project(const Point& p, const std::array<size_t, 2>& axes) {
+  return {axes[0] < p.size() ? p[axes[0]] : 0, axes[1] < p.size() ? p[axes[1]] : 0};
+}
 std::pair<int64_t, int64_t> box_dim(const Box& b, size_t d) { return d < b.dims.size() ? b.dims[d] : std::pair<int64_t, int64_t>{0, 1}; }
 
 std::string num(int64_t v) { return std::to_string(v); }
@@ -152,10 +155,10 @@ std::string cell_label(const Value& v, int64_t cell) {
 void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, const TileObservation& t,
                  const std::vector<Interval>& window, const std::map<Point, int>& tiles_writing) {
   if (t.allocated)
-    box_rect(w, g, box_dim(*t.allocated, 0), box_dim(*t.allocated, 1), "layer allocated",
+    box_rect(w, g, box_dim(*t.allocated, f.axes[0]), box_dim(*t.allocated, f.axes[1]), "layer allocated",
              "allocated " + box_text(*t.allocated));
   for (const auto& [p, wv] : t.written) {
-    Cell c = project(p);
+    Cell c = project(p, f.axes);
     if (!g.visible(c)) continue;
     auto it = tiles_writing.find(p);
     bool again = it != tiles_writing.end() && it->second > 1;
@@ -168,7 +171,10 @@ void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, con
   }
   bool has_computed = !t.computed.empty() && std::all_of(t.computed.begin(), t.computed.end(), [](const auto& d) { return d.has_value(); });
   if (has_computed) {
-    auto dim = [&](size_t d) { return d < t.computed.size() ? *t.computed[d] : std::pair<int64_t, int64_t>{0, 1}; };
+    auto dim = [&](size_t d) {
+      d = f.axes[d];
+      return d < t.computed.size() ? *t.computed[d] : std::pair<int64_t, int64_t>{0, 1};
+    };
     Box cb;
     for (const auto& d : t.computed) cb.dims.push_back(*d);
     box_rect(w, g, dim(0), dim(1), "layer computed", "computed (?cpu) " + box_text(cb));
@@ -178,10 +184,10 @@ void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, con
     for (const auto& iv : window)
       if (auto m = iv.min.as_int64(), l = iv.len.as_int64(); m && l) r.dims.emplace_back(*m, *l);
     if (r.dims.size() == window.size())
-      box_rect(w, g, box_dim(r, 0), box_dim(r, 1), "layer requested window", "requested: R(z) = " + box_text(r));
+      box_rect(w, g, box_dim(r, f.axes[0]), box_dim(r, f.axes[1]), "layer requested window", "requested: R(z) = " + box_text(r));
   }
   for (const auto& p : t.read) {
-    Cell c = project(p);
+    Cell c = project(p, f.axes);
     if (!g.visible(c)) continue;
     w.open("rect", {{"class", "layer requested"}, {"x", num(g.px(c.x) + g.cell / 4)}, {"y", num(g.py(c.y) + g.cell - 6)},
                     {"width", num(g.cell / 2)}, {"height", "4"}});
@@ -190,7 +196,7 @@ void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, con
   }
   // The values last, above every marker and outline, so that none hides a digit.
   for (const auto& [p, wv] : t.written) {
-    Cell c = project(p);
+    Cell c = project(p, f.axes);
     std::string label = g.visible(c) ? cell_label(wv.first, g.cell) : "";
     if (!label.empty())
       w.element("text", {{"class", "layer written value"}, {"x", num(g.px(c.x) + g.cell / 2)},
@@ -203,8 +209,8 @@ void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, con
 std::pair<Range, Range> func_extent(const FuncObservation& f, const std::vector<Interval>& window) {
   Range rx, ry;
   auto add_box = [&](const Box& b) {
-    auto [xm, xl] = box_dim(b, 0);
-    auto [ym, yl] = box_dim(b, 1);
+    auto [xm, xl] = box_dim(b, f.axes[0]);
+    auto [ym, yl] = box_dim(b, f.axes[1]);
     if (xl > 0 && yl > 0) {
       rx.add_interval(xm, xl);
       ry.add_interval(ym, yl);
@@ -217,8 +223,8 @@ std::pair<Range, Range> func_extent(const FuncObservation& f, const std::vector<
       for (const auto& d : t.computed) b.dims.push_back(*d);
       add_box(b);
     }
-    for (const auto& [p, v] : t.written) rx.add(project(p).x), ry.add(project(p).y);
-    for (const auto& p : t.read) rx.add(project(p).x), ry.add(project(p).y);
+    for (const auto& [p, v] : t.written) rx.add(project(p, f.axes).x), ry.add(project(p, f.axes).y);
+    for (const auto& p : t.read) rx.add(project(p, f.axes).x), ry.add(project(p, f.axes).y);
   }
   if (f.is_output) {
     Box r;
@@ -226,7 +232,7 @@ std::pair<Range, Range> func_extent(const FuncObservation& f, const std::vector<
       if (auto m = iv.min.as_int64(), l = iv.len.as_int64(); m && l) r.dims.emplace_back(*m, *l);
     add_box(r);
   }
-  for (const auto& [p, v] : f.last_values) rx.add(project(p).x), ry.add(project(p).y);
+  for (const auto& [p, v] : f.last_values) rx.add(project(p, f.axes).x), ry.add(project(p, f.axes).y);
   if (rx.empty()) rx.add(0);
   if (ry.empty()) ry.add(0);
   return {rx, ry};
@@ -235,8 +241,9 @@ std::pair<Range, Range> func_extent(const FuncObservation& f, const std::vector<
 void picture_notes(HtmlWriter& w, const FuncObservation& f, bool clipped, bool about_tiles) {
   std::vector<std::string> notes;
   if (f.vars.size() > 2)
-    notes.push_back(fmt::format("{} has {} dimensions: the picture projects them onto ({}, {}).", f.func, f.vars.size(),
-                                f.vars[0], f.vars[1]));
+    notes.push_back(fmt::format("{} has {} dimensions: the picture draws {} across and {} down and projects the others "
+                                "onto them (choose two with --slice A,B).",
+                                f.func, f.vars.size(), f.vars[f.axes[0]], f.vars[f.axes[1]]));
   if (clipped) notes.push_back(fmt::format("Only the first {} × {} coordinates are drawn.", kMaxCols, kMaxRows));
   if (about_tiles && f.tiles_dropped) notes.push_back(fmt::format("{} more tiles ran; only the first {} are drawn.", f.tiles_dropped, f.tiles.size()));
   if (about_tiles && f.points_not_kept)
@@ -371,7 +378,7 @@ void write_heat_map(HtmlWriter& w, const FuncObservation& f, const std::vector<I
     return;
   }
   Range rx, ry;
-  for (const auto& [p, v] : f.last_values) rx.add(project(p).x), ry.add(project(p).y);
+  for (const auto& [p, v] : f.last_values) rx.add(project(p, f.axes).x), ry.add(project(p, f.axes).y);
   bool clipped = rx.clip(kMaxCols);
   clipped = ry.clip(kMaxRows) || clipped;
   double lo = INFINITY, hi = -INFINITY;
@@ -385,33 +392,35 @@ void write_heat_map(HtmlWriter& w, const FuncObservation& f, const std::vector<I
                  {"viewBox", fmt::format("0 0 {} {}", width, height)}, {"role", "img"},
                  {"aria-label", "heat map of " + f.func}});
   axis_labels(w, g, f.vars.size() > 1);
+  auto shade = [&](const Value& v) {
+    if (!v.is_int()) return std::pair<std::string, bool>{"#bbbbbb", false};
+    double t = hi > lo ? (as_double(v) - lo) / (hi - lo) : 0.5;
+    auto rgb = ramp(t);
+    return std::pair<std::string, bool>{fmt::format("rgb({},{},{})", rgb[0], rgb[1], rgb[2]), t < 0.6};
+  };
   for (const auto& [p, v] : f.last_values) {
-    Cell c = project(p);
+    Cell c = project(p, f.axes);
     if (!g.visible(c)) continue;
-    std::string fill = "#bbbbbb";
-    bool dark = false;
-    if (v.is_int()) {
-      double t = hi > lo ? (as_double(v) - lo) / (hi - lo) : 0.5;
-      auto rgb = ramp(t);
-      fill = fmt::format("rgb({},{},{})", rgb[0], rgb[1], rgb[2]);
-      dark = t < 0.6;
-    }
     w.open("rect", {{"class", v.is_error() ? "heat-cell error" : "heat-cell"}, {"x", num(g.px(c.x))},
-                    {"y", num(g.py(c.y))}, {"width", num(cell)}, {"height", num(cell)}, {"fill", fill}});
+                    {"y", num(g.py(c.y))}, {"width", num(cell)}, {"height", num(cell)}, {"fill", shade(v).first}});
     w.element("title", {}, point_text(f.func, p) + " = " + v.to_string());
     w.close("rect");
-    std::string label = cell_label(v, cell);
-    if (!label.empty())
-      w.element("text", {{"class", dark ? "heat-value dark" : "heat-value"}, {"x", num(g.px(c.x) + cell / 2)},
-                         {"y", num(g.py(c.y) + cell / 2 + 4)}, {"text-anchor", "middle"}},
-                label);
   }
   if (f.is_output) {
     Box r;
     for (const auto& iv : window)
       if (auto m = iv.min.as_int64(), l = iv.len.as_int64(); m && l) r.dims.emplace_back(*m, *l);
     if (r.dims.size() == window.size())
-      box_rect(w, g, box_dim(r, 0), box_dim(r, 1), "window-outline", "R(z) = " + box_text(r));
+      box_rect(w, g, box_dim(r, f.axes[0]), box_dim(r, f.axes[1]), "window-outline", "R(z) = " + box_text(r));
+  }
+  // The values last, above the outline of R(z), so that it hides no digit.
+  for (const auto& [p, v] : f.last_values) {
+    Cell c = project(p, f.axes);
+    std::string label = g.visible(c) ? cell_label(v, cell) : "";
+    if (!label.empty())
+      w.element("text", {{"class", shade(v).second ? "heat-value dark" : "heat-value"}, {"x", num(g.px(c.x) + cell / 2)},
+                         {"y", num(g.py(c.y) + cell / 2 + 4)}, {"text-anchor", "middle"}},
+                label);
   }
   w.close("svg");
   if (std::isfinite(lo))

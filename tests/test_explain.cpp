@@ -406,3 +406,34 @@ TEST_CASE("explain: holes get their values under z and intervals say min .. max 
   CHECK(render_html(w).find("not the file&#39;s realize () over (0, 6)") != std::string::npos);
   CHECK(e.realize_overridden.empty());
 }
+
+TEST_CASE("explain: --slice chooses the two dimensions a 3-D func is drawn in", "[explain]") {
+  const std::string src = R"(pipeline f() {
+  fun f(x, y, c) = { x + 10 * y + 100 * c }
+}
+realize () over (0, 3), (0, 2), (0, 4)
+)";
+  ExplainOptions o;
+  o.slice = std::array<size_t, 2>{0, 2};
+  Explanation e = explain_source(src, "slice.halo", o);
+  CHECK(func(e, "f").axes == std::array<size_t, 2>{0, 2});
+  std::string html = render_html(e);
+  CHECK(html.find("draws x across and c down") != std::string::npos);
+  // The heat map: 3 columns (x) by 4 rows (c); y is projected.
+  std::regex heat("<svg class=\"heat\" width=\"([0-9]+)\" height=\"([0-9]+)\"");
+  std::smatch m;
+  REQUIRE(std::regex_search(html, m, heat));
+  Explanation d = explain_source(src, "slice.halo");
+  std::string plain = render_html(d);
+  std::smatch n;
+  REQUIRE(std::regex_search(plain, n, heat));
+  CHECK(std::stoi(m[2]) > std::stoi(n[2]));  // 4 rows drawn instead of 2
+  // Dimensions the program does not have, or the same one twice, are bad input.
+  o.slice = std::array<size_t, 2>{0, 3};
+  CHECK_THROWS_AS(explain_source(src, "slice.halo", o), InputError);
+  std::string file = example_path("thesis_2_2.halo");
+  const char* argv[] = {"halo", "explain", file.c_str(), "--slice", "1,1"};
+  std::ostringstream out, err;
+  CHECK(run_cli(5, argv, out, err) == 2);
+  CHECK(err.str().find("--slice expects two different dimensions") != std::string::npos);
+}

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -29,6 +30,7 @@ struct ExplainState {
   uint64_t max_steps = explain::ExplainOptions::default_limits().max_steps;
   double timeout = 60;  // a runaway stops within a minute (0: no limit)
   std::string target = "self";  // halide[@M|@all]: the page also shows the compiler's side
+  std::string slice;            // "A,B": the dimensions the pictures draw
 };
 
 // "X,Y,..." → a point; the dimension is checked against the func by explain_program.
@@ -47,6 +49,26 @@ std::optional<std::vector<Value>> parse_point_option(const std::string& text, co
   return pt;
 }
 
+// "A,B" -> the two dimensions, distinct, counted from 0.
+std::optional<std::array<size_t, 2>> parse_slice(const std::string& text, const std::string& file) {
+  if (text.empty()) return std::nullopt;
+  std::optional<std::vector<Value>> pt = parse_point_option(text, "--slice", file);
+  auto bad = [&] {
+    return InputError(Diagnostic{file, {}, fmt::format("--slice expects two different dimensions A,B counted from 0 "
+                                                       "(A drawn across, B down), got '{}'",
+                                                       text)});
+  };
+  if (pt->size() != 2) throw bad();
+  std::array<size_t, 2> axes{};
+  for (size_t k = 0; k < 2; ++k) {
+    auto v = (*pt)[k].as_int64();
+    if (!v || *v < 0 || *v > 3) throw bad();
+    axes[k] = size_t(*v);
+  }
+  if (axes[0] == axes[1]) throw bad();
+  return axes;
+}
+
 int explain_action(const ExplainState& st, std::ostream& out) {
   std::string source = read_source_file(st.file);
   Program prog = parse_program(source, st.file);
@@ -56,6 +78,7 @@ int explain_action(const ExplainState& st, std::ostream& out) {
   o.point = parse_point_option(st.point, "--point", st.file);
   o.trace_func = st.trace_func;
   o.trace_point = parse_point_option(st.trace_point, "--trace-point", st.file);
+  o.slice = parse_slice(st.slice, st.file);
   o.limits.max_steps = st.max_steps;
   o.limits.max_seconds = st.timeout;
   if (st.target != "self") {
@@ -99,6 +122,9 @@ Subcommand register_explain(CLI::App& app) {
                                                   "the output)");
   cmd->add_option("--trace-point", st->trace_point, "the point of --trace-func whose store is traced (default: --point "
                                                     "for the output, else the func's first point)");
+  cmd->add_option("--slice", st->slice,
+                  "A,B: the dimensions of 3-D and 4-D funcs the pictures draw, A across and B down (counted from 0; "
+                  "default 0,1); the others are projected");
   cmd->add_option("--target", st->target,
                   "self (halo alone), or halide, halide@M, halide@all: also run the case on Halide and show its "
                   "verdict, the regions it realized next to halo's, its memory check and the C++ reproducer")
