@@ -328,7 +328,7 @@ VocabularyCall Parser::vocabulary_call() {
     }
   }
   expect_close(")", open);
-  size_t least = c.word == "tile" ? 6 : c.word == "reorder" ? 2 : c.word == "compute_root" ? 0 : 1;
+  size_t least = c.word == "tile" ? 6 : c.word == "reorder" ? 2 : c.word == "compute_root" || c.word == "store_root" ? 0 : 1;
   if (c.names.size() < least || (c.word == "tile" && c.factors.size() < 2))
     fail(c.loc, fmt::format("{} needs more arguments: {}", c.word, usage));
   c.text = fmt::format("{}({})", c.word, fmt::join(shown, ", "));

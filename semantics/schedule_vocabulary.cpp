@@ -33,6 +33,9 @@ const std::vector<WordInfo>& word_table() {
       {"parallel", "parallel(f, x)", "traverse(<f, j, i, x>, parallel)"},
       {"compute_root", "compute_root(f)",
        "nothing: L(P) computes and stores every func at the root unless compute_at and store_at place it"},
+      {"store_root", "store_root(f)",
+       "nothing: a func's storage stays at the root unless store_at places it (compute_at moves only the "
+       "computation)"},
   };
   return table;
 }
@@ -208,13 +211,17 @@ class Expander {
 
   void expand(const VocabularyCall& c, const std::vector<ScheduleItem>& items) {
     auto name = [&](size_t k) { return c.names.at(k).text; };
-    if (c.word == "compute_root") {
-      if (!p_.find(c.func.text)) fail(file_, c.func.loc, fmt::format("compute_root: there is no func '{}'", c.func.text));
+    if (c.word == "compute_root" || c.word == "store_root") {
+      if (!p_.find(c.func.text))
+        fail(file_, c.func.loc, fmt::format("{}: there is no func '{}'", c.word, c.func.text));
+      bool compute = c.word == "compute_root";
       for (const auto& it : items)
         if (const auto* d = std::get_if<Directive>(&it);
-            d && (d->kind == DirectiveKind::ComputeAt || d->kind == DirectiveKind::StoreAt) && d->func == c.func)
+            d && d->func == c.func &&
+            (d->kind == DirectiveKind::StoreAt || (compute && d->kind == DirectiveKind::ComputeAt) ||
+             d->kind == DirectiveKind::ComputeInline))
           fail(file_, c.loc,
-               fmt::format("compute_root({}) and {} at {}:{} both place {}: keep one", c.func.text,
+               fmt::format("{}({}) and {} at {}:{} both place {}: keep one", c.word, c.func.text,
                            directive_name(d->kind), d->loc.line, d->loc.col, c.func.text));
       return;  // L(P) already computes and stores every func at the root
     }

@@ -26,7 +26,7 @@ namespace halo {
 
 // One call of the vocabulary, parsed but not expanded.
 struct VocabularyCall {
-  std::string word;            // tile, reorder, vectorize, unroll, parallel, compute_root
+  std::string word;            // tile, reorder, vectorize, unroll, parallel, compute_root, store_root
   Name func;                   // the func whose stage is scheduled
   std::optional<int64_t> spec, stage;  // <f, j, i>; absent: stage 0 of every specialization
   std::vector<Name> names;     // variable names, in order

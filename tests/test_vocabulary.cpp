@@ -135,12 +135,19 @@ TEST_CASE("vocabulary: a func name schedules stage 0 of every specialization", "
   require_holds(p);
 }
 
-TEST_CASE("vocabulary: compute_root is L(P)'s own placement and conflicts with compute_at", "[vocabulary][errors]") {
+TEST_CASE("vocabulary: compute_root and store_root are L(P)'s own placement", "[vocabulary][errors]") {
   Program p = parse_valid(with_schedule("compute_root(img);"));
   CHECK(p.schedule->empty());
   require_error([](const std::string& s) { return parse_program(s, "f.halo"); },
                 with_schedule("compute_root(img);\n  compute_at(img, <out, 0, 0, y>);"), "f.halo", "6:1",
                 "compute_root(img) and compute_at at 7:3 both place img");
+  // store_root with compute_at is Halide's sliding-window idiom: the storage stays at the root.
+  Program s = parse_valid(with_schedule("store_root(img);\n  compute_at(img, <out, 0, 0, y>);"));
+  CHECK(kinds(s) == std::vector<std::string>{"compute_at(img, <out, 0, 0, y>)"});
+  require_holds(s);
+  require_error([](const std::string& src) { return parse_program(src, "f.halo"); },
+                with_schedule("store_root(img);\n  store_at(img, <out, 0, 0, y>);"), "f.halo", "6:1",
+                "store_root(img) and store_at at 7:3 both place img");
 }
 
 TEST_CASE("vocabulary: the schedule applies in phase order whatever order it is written in", "[vocabulary]") {
