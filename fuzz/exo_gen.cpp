@@ -170,7 +170,7 @@ std::vector<std::string> gemmini_replace_steps(std::mt19937_64& rng) {
     s.push_back(fmt::format("reorder_loops(p, \"ii {}\")", j));
     s.push_back(fmt::format("stage_mem(p, \"C[_] = 0.0 ; _\", \"C[{}+ii, 16*{}+{}i]\", \"{}\")", row0, j, j, acc));
     s.push_back(fmt::format("expand_dim(p, \"{}\", 16, \"{}i\")", acc, j));
-    s.push_back(fmt::format("expand_dim(p, \"{}\", {}, \"ii\")", acc, rows));
+    s.push_back(fmt::format("expand_dim(p, \"{}\", \"{}\", \"ii\")", acc, rows));
     s.push_back(fmt::format("lift_alloc(p, \"{}\", n_lifts=2)", acc));
     s.push_back(fmt::format("fission(p, p.find(\"{}[_] = 0.0\").after(), n_lifts=2)", acc));
     s.push_back(fmt::format("fission(p, p.find(\"for {} in _:_\").after(), n_lifts=2)", k));

@@ -583,3 +583,30 @@ TEST_CASE("gemmini: once the program allocates, every row must lie in one live a
   CHECK_THAT(f[4].message, Catch::Contains("accumulator row 16") && Catch::Contains("gemm_acc_malloc"));
   CHECK(f[5].kind == "allocation");
 }
+
+TEST_CASE("gemmini: zero bytes allocate the garbage address as Exo's allocators do and moves of no rows touch nothing",
+          "[gemmini]") {
+  Session s;
+  std::vector<int8_t> A(16 * 16);
+  std::vector<int32_t> C(16 * 16);
+  s.buffer(A, "A", false);
+  s.buffer(C, "C", true);
+  gemmini_extended3_config_ld(16, 1.0f, 0, 0);
+  gemmini_extended_config_st(16 * sizeof(int32_t), 0, 1.0f);
+  // exo/libs/gemm_malloc.c and gemm_acc_malloc.c return -1 for size 0; Exo's tails of
+  // N % 16 rows allocate and move zero rows when N % 16 is 0.
+  uint32_t sp = s.sim.sp_malloc(0);
+  uint32_t acc = s.sim.acc_malloc(0);
+  CHECK(sp == kGarbageAddr);
+  CHECK(acc == kGarbageAddr);
+  gemmini_extended_mvin(A.data(), sp, 16, 0);
+  gemmini_extended_mvout(C.data(), acc, 16, 0);
+  s.sim.sp_free(sp);
+  s.sim.acc_free(acc);
+  INFO(s.findings());
+  CHECK(s.sim.findings().empty());
+  // A move of rows into the garbage address is still a finding.
+  gemmini_extended_mvin(A.data(), sp, 16, 1);
+  REQUIRE(s.sim.findings().size() == 1);
+  CHECK_THAT(s.sim.findings()[0].message, Catch::Contains("the destination is the garbage address"));
+}
