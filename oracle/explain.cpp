@@ -114,7 +114,11 @@ void gather_halide(const Program& prog, const Input& in, const ExplainOptions& o
   for (const auto& f : prog.pipeline.funcs) {
     HalideRegion r;
     r.func = f.name.text;
-    if (auto it = v.mem.realized.find(f.name.text); it != v.mem.realized.end()) r.halide = Box{it->second};
+    if (auto it = v.mem.realized.find(f.name.text); it != v.mem.realized.end()) {
+      Box b;  // the memory check keeps (min, max), inclusive
+      for (const auto& [mn, mx] : it->second) b.dims.emplace_back(mn, mx - mn + 1);
+      r.halide = std::move(b);
+    }
     for (const auto& fo : e.observation.funcs)
       if (fo.func == f.name.text) {
         std::vector<Box> allocated;

@@ -125,6 +125,9 @@ TEST_CASE("explain: with --target halide the report shows the compiler's side an
   // The regions: image is inlined (no realization), blur_x and blur_y realized, each
   // interval written as "min .. max (min m, len l)".
   CHECK(page.find("not realized (inlined)") != std::string::npos);
+  // Halide realizes the whole output window R(z) = (0, 30) × (0, 17) for blur_y.
+  CHECK(page.find("blur_y</td><td class=\"mono\">0 .. 29 (min 0, len 30) × 0 .. 16 (min 0, len 17)</td>") !=
+        std::string::npos);
   CHECK(std::regex_search(page, std::regex("blur_x</td><td class=\"mono\">0 \\.\\. [0-9]+ \\(min 0, len [0-9]+\\)")));
   CHECK(page.find("0 outside their func") != std::string::npos);
   CHECK(page.find("class=\"reproducer\"") != std::string::npos);
