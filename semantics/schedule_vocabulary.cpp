@@ -191,7 +191,12 @@ class Expander {
   // Halide's reorder: the named loops keep the places they hold, v1 taking the innermost;
   // reached by swaps of neighbours (bubble sort), the only reordering fig. 2.11 has.
   void reorder(const VocabularyCall& c, int64_t spec, int64_t stage, const std::vector<std::string>& innermost_first) {
-    for (const auto& v : innermost_first) require_loop(c, spec, stage, v);
+    for (size_t k = 0; k < innermost_first.size(); ++k) {
+      require_loop(c, spec, stage, innermost_first[k]);
+      if (std::find(innermost_first.begin(), innermost_first.begin() + std::ptrdiff_t(k), innermost_first[k]) !=
+          innermost_first.begin() + std::ptrdiff_t(k))
+        fail(file_, c.loc, fmt::format("{}: the loop '{}' is named twice", c.word, innermost_first[k]));
+    }
     std::vector<std::string>& ls = *model_.loops(c.func.text, spec, stage);
     std::vector<size_t> places;
     for (size_t k = 0; k < ls.size(); ++k)

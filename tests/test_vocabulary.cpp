@@ -166,6 +166,8 @@ TEST_CASE("vocabulary: errors name the call and the loops that exist", "[vocabul
                 "are xi, xo, y");
   require_error(parse, with_schedule("vectorize(nothing, x, 4);"), "f.halo", "6:11", "there is no func 'nothing'");
   require_error(parse, with_schedule("reorder(out, x);"), "f.halo", "6:1", "reorder needs more arguments");
+  require_error(parse, with_schedule("reorder(out, x, y, x);"), "f.halo", "6:1", "reorder: the loop 'x' is named twice");
+  require_error(parse, with_schedule("tile(out, x, x, xo, yo, xi, yi, 4, 4);"), "f.halo", "6:1", "no loop 'x'");
   require_error(parse, with_schedule("parallel(out, x, 4);"), "f.halo", "6:18", "parallel takes at most 2 arguments");
   require_error(parse, with_schedule("vectorise(out, x, 4);"), "f.halo", "6:1",
                 "did you mean 'vectorize'? vectorize(f, x[, n[, tail]]) expands into");
