@@ -103,17 +103,15 @@ Program load(const CommonOptions& o) {
 Program load_algorithm(const CommonOptions& o, std::ostream& err) {
   std::vector<Diagnostic> schedule_errors;
   Program p = parse_file_ignoring_schedule_errors(o.file, schedule_errors);
-  if (p.schedule) {
+  std::vector<Diagnostic> ds = validate_program(p);
+  if (!ds.empty()) {
+    // Which of them the schedule causes: the algorithm alone must still be valid.
+    if (!p.schedule) throw InputError(ds);
     Program bare = p;
     bare.schedule.reset();
     check_program(bare);
-    std::vector<Diagnostic> ds = validate_program(p);
-    if (!ds.empty()) {
-      schedule_errors.insert(schedule_errors.end(), ds.begin(), ds.end());
-      p.schedule.reset();
-    }
-  } else {
-    check_program(p);
+    schedule_errors.insert(schedule_errors.end(), ds.begin(), ds.end());
+    p.schedule.reset();
   }
   for (const auto& d : schedule_errors)
     err << fmt::format("{}:{}:{}: warning: {} (the schedule is not used here)\n", d.file, d.loc.line, d.loc.col,
