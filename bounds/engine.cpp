@@ -75,6 +75,7 @@ ChildOutput run_child(const std::string& command, const std::string& input, doub
     setpgid(0, 0);  // its own group, so a timeout kills everything it started
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
+    enter_candidate_pid_namespace();
     execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp.data());
     _exit(127);
   }

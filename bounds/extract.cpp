@@ -506,50 +506,48 @@ std::string box_text(const std::vector<std::pair<Expr, Expr>>& box) {
   return s;
 }
 
-void lines(const Query& q, bool origins, std::vector<std::string>& out);
-
-void indented(const Query& q, bool origins, std::vector<std::string>& out) {
-  std::vector<std::string> sub;
-  lines(q, origins, sub);
-  for (auto& l : sub) out.push_back("  " + l);
-}
-
-void lines(const Query& q, bool origins, std::vector<std::string>& out) {
+// q's lines: `first` leads its first line, the others are indented `depth` levels. Each line
+// is built once (no copying of a subtree's lines per enclosing level), so the text is linear
+// in the query even when it nests thousands deep.
+void lines(const Query& q, bool origins, std::vector<std::string>& out, const std::string& first = "",
+           int depth = 0) {
+  tick_command_budget();
+  const std::string pad(indent_width(depth + 1), ' ');
   switch (q->kind) {
     case QueryKind::True:
     case QueryKind::Pred:
     case QueryKind::Member:
     case QueryKind::Cover:
-      out.push_back(print_conjunct(q) + (origins && !q->origin.empty() ? "  # " + q->origin : ""));
+      out.push_back(first + print_conjunct(q) + (origins && !q->origin.empty() ? "  # " + q->origin : ""));
       return;
     case QueryKind::And:
       // Conjuncts aligned, each after the first introduced by ∧.
       for (size_t k = 0; k < q->kids.size(); ++k) {
-        std::vector<std::string> sub;
-        lines(q->kids[k], origins, sub);
-        for (size_t i = 0; i < sub.size(); ++i) out.push_back((i == 0 && k > 0 ? "∧ " : "  ") + sub[i]);
+        std::string lead = k == 0 ? (depth < kMaxIndentLevels ? first + "  " : first)
+                                  : std::string(indent_width(depth), ' ') + "∧ ";
+        lines(q->kids[k], origins, out, lead, depth + 1);
       }
       return;
     case QueryKind::Implies: {
       std::string head =
           q->expr ? print_expr(q->expr) : print_conjunct(q->kids[0]);
-      out.push_back("(" + head + ") ⇒" +
+      out.push_back(first + "(" + head + ") ⇒" +
                     (!q->expr && origins && !q->kids[0]->origin.empty() ? "  # " + q->kids[0]->origin : ""));
-      indented(q->kids.back(), origins, out);
+      lines(q->kids.back(), origins, out, pad, depth + 1);
       return;
     }
     case QueryKind::Forall:
-      out.push_back(q->min ? fmt::format("∀ {} ∈ [{}, {}] :", q->var, print_expr(q->min), print_expr(q->len))
-                           : fmt::format("∀ {} ∈ [-∞, ∞] :", q->var));
-      indented(q->kids[0], origins, out);
+      out.push_back(first + (q->min ? fmt::format("∀ {} ∈ [{}, {}] :", q->var, print_expr(q->min), print_expr(q->len))
+                                    : fmt::format("∀ {} ∈ [-∞, ∞] :", q->var)));
+      lines(q->kids[0], origins, out, pad, depth + 1);
       return;
     case QueryKind::Exists:
-      out.push_back("∃ " + q->hole.to_string() + " :");
-      indented(q->kids[0], origins, out);
+      out.push_back(first + "∃ " + q->hole.to_string() + " :");
+      lines(q->kids[0], origins, out, pad, depth + 1);
       return;
     case QueryKind::Let:
-      out.push_back(fmt::format("let {} = {} in", q->var, print_expr(q->expr)));
-      indented(q->kids[0], origins, out);
+      out.push_back(first + fmt::format("let {} = {} in", q->var, print_expr(q->expr)));
+      lines(q->kids[0], origins, out, pad, depth + 1);
       return;
   }
 }
@@ -576,6 +574,7 @@ namespace {
 // binds it, as the target printer does (docs/target-syntax.md); a binder is shown by its
 // short name unless an enclosing binder has the same one.
 Query readable(const Query& q, std::vector<std::pair<std::string, std::string>>& scope) {
+  tick_command_budget();
   auto shown = [&](const Expr& e) {
     if (!e) return e;
     std::map<std::string, std::string> names;
@@ -625,6 +624,7 @@ nlohmann::json spec_json(int64_t spec) {
 
 nlohmann::json node_json(const Query& q, std::map<std::string, HoleRef>& holes) {
   static const char* names[] = {"true", "pred", "and", "implies", "forall", "exists", "let", "member", "cover"};
+  tick_command_budget();
   nlohmann::json j = {{"op", names[size_t(q->kind)]}};
   auto leaf = [&] {
     j["text"] = print_conjunct(q);

@@ -112,6 +112,14 @@ Limits default_case_limits() {
   return l;
 }
 
+Limits fuzzer_case_limits() {
+  Limits l;
+  l.max_steps = 200'000;
+  l.max_memory_bytes = 64ull << 20;
+  l.max_seconds = 0.2;
+  return l;
+}
+
 CaseResult check_self(const Program& prog, const Limits& lim) {
   ScopedCommandBudget budget(case_budget(lim));
   return guarded([&](CaseResult& r) {

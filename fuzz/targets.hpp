@@ -48,6 +48,12 @@ CaseResult guarded(const std::function<CaseResult(CaseResult&)>& body);
 // Limits for one case of a campaign: small enough that no case takes long.
 Limits default_case_limits();
 
+// Limits for one execution of the libFuzzer decoder (fuzz/libfuzzer/halo_fuzz_target.cpp):
+// a tenth of a campaign's, so that an engine spends its time on many cases rather than on
+// the few that run into a limit. A finding under these limits is a finding under the
+// campaign's (limits only cut runs short), so `--fuzzer-input` replays it.
+Limits fuzzer_case_limits();
+
 CaseResult check_self(const Program& prog, const Limits& lim);
 CaseResult check_engine_case(const Program& prog, const Limits& lim, const std::string& engine, double engine_seconds);
 

@@ -653,7 +653,6 @@ std::string rule_text(const std::string& rule) {
 }  // namespace
 
 std::string print_derivation(const Derivation& root, size_t max_lines) {
-  constexpr size_t kMaxIndent = 40;  // deeper lines say their depth instead of indenting
   auto refs = count_references(root);
   std::unordered_map<const Derivation*, size_t> number;  // shared nodes already printed
   size_t next_number = 1, lines = 0;
@@ -666,8 +665,9 @@ std::string print_derivation(const Derivation& root, size_t max_lines) {
     auto seen = number.find(d);
     bool emit = lines <= max_lines;
     if (emit) {
-      if (depth <= kMaxIndent) out.append(2 * depth, ' ');
-      else out += std::string(2 * kMaxIndent, ' ') + fmt::format("(depth {}) ", depth);
+      // Deeper lines than kMaxIndentLevels (semantics/printer.hpp) say their depth instead.
+      if (depth <= size_t(kMaxIndentLevels)) out.append(indent_width(int(depth)), ' ');
+      else out += std::string(indent_width(kMaxIndentLevels), ' ') + fmt::format("(depth {}) ", depth);
       out += d->judgment;
     }
     if (seen != number.end()) {

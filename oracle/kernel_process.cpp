@@ -109,6 +109,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
       rl.rlim_cur = rl.rlim_max = limits.file_bytes;
       setrlimit(RLIMIT_FSIZE, &rl);
     }
+    enter_candidate_pid_namespace();
     execve(args[0], args.data(), envp.data());
     _exit(127);
   }

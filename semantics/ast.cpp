@@ -1,6 +1,8 @@
 // Constructors, structural equality, and the generic traversals of ast.hpp.
 #include "semantics/ast.hpp"
 
+#include "semantics/command_budget.hpp"
+
 #include <fmt/format.h>
 
 #include <tuple>
@@ -242,7 +244,9 @@ bool same_program(const Program& a, const Program& b) {
 }
 
 // ---------------------------------------------------------------- traversals
+// Every pass that walks expressions with these answers to --timeout (command_budget.hpp).
 void ExprVisitor::visit(const Expr& e) {
+  tick_command_budget();
   switch (e->kind) {
     case ExprKind::Const: visit_const(as<ConstNode>(e)); break;
     case ExprKind::Var: visit_var(as<VarNode>(e)); break;
@@ -259,6 +263,7 @@ void ExprVisitor::visit_op(const OpNode& n) {
 }
 
 Expr ExprMutator::mutate(const Expr& e) {
+  tick_command_budget();
   switch (e->kind) {
     case ExprKind::Const: return mutate_const(e);
     case ExprKind::Var: return mutate_var(e);

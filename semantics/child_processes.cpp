@@ -3,7 +3,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -168,7 +171,121 @@ void install_candidate_cleanup() {
   });
 }
 
+namespace {
+std::atomic<bool> g_pid_namespaces{true};
+
+// Writes `text` then the decimal `a`, " ", `b`, " 1" into /proc/self/FILE (async-signal-safe).
+bool write_id_map(const char* file, unsigned a, unsigned b) {
+  char buf[64];
+  size_t n = 0;
+  auto put = [&](unsigned v) {
+    char digits[12];
+    size_t k = 0;
+    do digits[k++] = char('0' + v % 10), v /= 10;
+    while (v);
+    while (k) buf[n++] = digits[--k];
+  };
+  put(a);
+  buf[n++] = ' ';
+  put(b);
+  buf[n++] = ' ';
+  buf[n++] = '1';
+  int fd = open(file, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = write(fd, buf, n) == ssize_t(n);
+  close(fd);
+  return ok;
+}
+
+bool unshare_pid_namespace() {
+  if (unshare(CLONE_NEWPID) == 0) return true;
+  // Without CAP_SYS_ADMIN: a user namespace first, in which this process maps its own ids.
+  unsigned uid = getuid(), gid = getgid();
+  if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) return false;
+  int fd = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)!write(fd, "deny", 4);
+    close(fd);
+  }
+  return write_id_map("/proc/self/uid_map", uid, uid) && write_id_map("/proc/self/gid_map", gid, gid);
+}
+}  // namespace
+
+bool candidate_pid_namespaces_enabled() { return g_pid_namespaces.load(); }
+
+namespace {
+void close_all_but(int keep) {
+  for (int fd = 0; fd < 1024; ++fd)
+    if (fd != keep) close(fd);
+}
+
+// Ends this process as `status` (from waitpid) ended its process: same code, same signal.
+[[noreturn]] void end_as(int status) {
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, nullptr);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigprocmask(SIG_UNBLOCK, &one, nullptr);
+    kill(getpid(), sig);
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+}  // namespace
+
+void enter_candidate_pid_namespace() {
+  if (!g_pid_namespaces.load()) return;
+  int status_pipe[2];
+  if (pipe2(status_pipe, O_CLOEXEC) != 0) return;
+  if (!unshare_pid_namespace()) {  // the marker and the group remain
+    close(status_pipe[0]);
+    close(status_pipe[1]);
+    return;
+  }
+  // The candidate does not become the namespace's first process: that one ignores every
+  // signal it has no handler for (abort() would end as SIGSEGV, kill(0, SIGTERM) would do
+  // nothing), so a small init is first and the candidate second.
+  pid_t init = fork();
+  if (init < 0) {  // fork refused in the namespace: run here, tracked by the marker
+    close(status_pipe[0]);
+    close(status_pipe[1]);
+    return;
+  }
+  if (init == 0) {
+    // (Should the relay die before this line, ChildGuard's group kill still reaches this
+    // process: it stays in the relay's process group.)
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    pid_t candidate = fork();
+    if (candidate == 0) return;  // executes the candidate; the status pipe closes on exec
+    int status = candidate < 0 ? (127 << 8) : 0;
+    close_all_but(status_pipe[1]);
+    while (candidate > 0) {  // reaps orphans too, until the candidate itself ends
+      pid_t w = waitpid(-1, &status, 0);
+      if (w == candidate || (w < 0 && errno == ECHILD)) break;
+    }
+    (void)!write(status_pipe[1], &status, sizeof status);
+    _exit(0);  // the kernel now kills whatever the candidate left in the namespace
+  }
+  // The relay, halo's child: holds nothing the candidate's reader waits on, lives exactly
+  // as long as the namespace, and ends as the candidate ended.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  close_all_but(status_pipe[0]);
+  int status = 0, init_status = 0;
+  ssize_t got;
+  do got = read(status_pipe[0], &status, sizeof status);
+  while (got < 0 && errno == EINTR);
+  while (waitpid(init, &init_status, 0) < 0 && errno == EINTR) {
+  }
+  end_as(got == ssize_t(sizeof status) ? status : init_status);
+}
+
 std::string new_candidate_marker() {
+  const char* ns = std::getenv("HALO_PID_NAMESPACE");
+  g_pid_namespaces.store(!(ns && std::strcmp(ns, "0") == 0));
   return "HALO_CANDIDATE=" + std::to_string(getpid()) + "-" + std::to_string(g_next_marker.fetch_add(1));
 }
 

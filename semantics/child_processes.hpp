@@ -11,6 +11,12 @@
 // - the signal handlers kill every registered group and every marked process, remove the
 //   registered temporary directories, and then let the signal end halo as it would have.
 //
+// Where the system allows it, a candidate also runs in a PID namespace of its own
+// (enter_candidate_pid_namespace): when the candidate ends or is killed, the namespace ends
+// and the kernel kills everything else in it, including descendants that cleared their
+// environment and left the group, and even if halo itself is killed with SIGKILL. Where
+// namespaces are unavailable (no privilege, no user namespaces) the marker is the net.
+//
 // Everything the signal handler calls is async-signal-safe (raw system calls only).
 // Lives in semantics/ (the lowest layer) because bounds/ and oracle/ both start children.
 #pragma once
@@ -42,6 +48,21 @@ class ChildGuard {
   pid_t pgid_;
   std::string marker_;
 };
+
+// Called in a freshly forked child just before it executes the candidate (async-signal-safe).
+// Tries to move what follows into a new PID namespace: the child unshares one (with a new
+// user namespace mapping its own ids when it lacks the privilege) and becomes a relay that
+// waits and then ends as the candidate ended (same exit status, same signal); in the
+// namespace, a small first process forks the candidate and reaps until it ends. Neither
+// holds the candidate's descriptors, and both die with their parent (PR_SET_PDEATHSIG).
+// Returns in the process that must execute the candidate, or in the child itself if no
+// namespace could be made or HALO_PID_NAMESPACE=0 was set when the marker was made
+// (new_candidate_marker).
+void enter_candidate_pid_namespace();
+
+// Whether the last enter_candidate_pid_namespace() of this process's children could be
+// asked to make a namespace (false under HALO_PID_NAMESPACE=0); for messages and tests.
+bool candidate_pid_namespaces_enabled();
 
 // Kills every process whose environment carries `marker` (async-signal-safe).
 void kill_marked_processes(const char* marker);

@@ -2,6 +2,7 @@
 #include "semantics/json_text.hpp"
 
 #include "semantics/diagnostics.hpp"
+#include "semantics/printer.hpp"
 
 #include <fmt/format.h>
 
@@ -36,6 +37,10 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
 }
 
 std::string json_text(const nlohmann::json& j, int indent) {
+  std::string compact = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Indentation is quadratic in the depth (semantics/printer.hpp, kMaxIndentLevels): a deep
+  // document stays on one line.
+  if (indent < 0 || json_nesting_depth(compact) > size_t(kMaxIndentLevels)) return compact;
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

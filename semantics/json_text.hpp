@@ -31,7 +31,8 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
 // For dump(): bytes that are not UTF-8 (from a candidate's output) become U+FFFD.
 inline constexpr auto kReplaceInvalidUtf8 = nlohmann::json::error_handler_t::replace;
 
-// j.dump(indent), with bytes that are not UTF-8 replaced by U+FFFD instead of throwing.
+// j.dump(indent), with bytes that are not UTF-8 replaced by U+FFFD instead of throwing; a
+// document nested deeper than kMaxIndentLevels (semantics/printer.hpp) is written compact.
 std::string json_text(const nlohmann::json& j, int indent = -1);
 
 }  // namespace halo

@@ -7,6 +7,8 @@
 // as a constant rather than as the negation of 5.
 #include "semantics/printer.hpp"
 
+#include "semantics/command_budget.hpp"
+
 #include <fmt/format.h>
 
 #include "semantics/lexer.hpp"
@@ -111,6 +113,7 @@ std::string print_realization(const Realization& r) {
 }
 
 std::string print_expr(const Expr& e) {
+  tick_command_budget();  // report rendering answers to --timeout like every phase
   switch (e->kind) {
     case ExprKind::Const: return print_const(as<ConstNode>(e).value);
     case ExprKind::Var: return as<VarNode>(e).name;

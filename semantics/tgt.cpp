@@ -2,6 +2,8 @@
 // target language (tgt.hpp).
 #include "semantics/tgt.hpp"
 
+#include "semantics/command_budget.hpp"
+
 #include <algorithm>
 
 namespace halo {
@@ -107,7 +109,9 @@ bool same_tgt(const TgtProgram& a, const TgtProgram& b) {
 }
 
 // ---------------------------------------------------------------- visitor
+// Every pass that walks statements with these answers to --timeout (command_budget.hpp).
 void StmtVisitor::visit(const Stmt& s) {
+  tick_command_budget();
   switch (s->kind) {
     case StmtKind::Nop: return visit_nop(as<NopStmt>(s));
     case StmtKind::Assert: return visit_assert(as<AssertStmt>(s));
@@ -150,6 +154,7 @@ void StmtVisitor::visit_let(const LetStmt& s) {
 
 // ---------------------------------------------------------------- mutator
 Stmt StmtMutator::mutate(const Stmt& s) {
+  tick_command_budget();
   switch (s->kind) {
     case StmtKind::Nop: return mutate_nop(s);
     case StmtKind::Assert: return mutate_assert(s);

@@ -8,6 +8,8 @@
 // the text format's spellings, taken from the same tables (lexer.hpp).
 #include "semantics/tgt_json.hpp"
 
+#include "semantics/command_budget.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -402,6 +404,7 @@ json var_json(const std::string& v) {
 }  // namespace
 
 json expr_to_json(const Expr& e) {
+  tick_command_budget();
   switch (e->kind) {
     case ExprKind::Const: return json{{"const", as<ConstNode>(e).value.to_string()}};
     case ExprKind::Var: return json{{"var", var_json(as<VarNode>(e).name)}};
@@ -421,6 +424,7 @@ json expr_to_json(const Expr& e) {
 }
 
 json stmt_to_json(const Stmt& s) {
+  tick_command_budget();
   switch (s->kind) {
     case StmtKind::Nop: return json{{"stmt", "nop"}};
     case StmtKind::Assert: return json{{"stmt", "assert"}, {"cond", expr_to_json(as<AssertStmt>(s).cond)}};

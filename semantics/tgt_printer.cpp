@@ -10,6 +10,7 @@
 
 #include "semantics/lexer.hpp"
 #include "semantics/printer.hpp"
+#include "semantics/command_budget.hpp"
 
 namespace halo {
 
@@ -63,7 +64,8 @@ class Printer {
       for (const auto& x : as<SeqStmt>(s).stmts) stmt(x, indent);
       return;
     }
-    out.append(2 * static_cast<size_t>(indent), ' ');
+    tick_command_budget();
+    out.append(indent_width(indent), ' ');
     line(s, indent);
     out += '\n';
   }
@@ -133,7 +135,7 @@ class Printer {
     }
     out += "{\n";
     stmt(body, indent + 1);
-    out.append(2 * static_cast<size_t>(indent), ' ');
+    out.append(indent_width(indent), ' ');
     out += '}';
   }
 };

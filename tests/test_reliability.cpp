@@ -443,3 +443,94 @@ TEST_CASE("reliability: the same seed gives the same cases and summary, and --re
   CHECK(part1["limits"].get<int>() + r["limits"].get<int>() == whole["limits"].get<int>());
   CHECK(run({"fuzz", "--target", "self", "--resume", (s.dir / "nothing").string()}).status == 2);
 }
+
+namespace {
+// Processes whose command line is exactly `sleep <arg>` (a unique argument per test).
+int sleeping_with(const std::string& arg) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd == std::string("sleep\0", 6) + arg + std::string(1, '\0')) ++n;
+  }
+  return n;
+}
+
+bool none_sleeping_with(const std::string& arg) {
+  for (int i = 0; i < 50; ++i) {
+    if (sleeping_with(arg) == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("reliability: a candidate runs in a PID namespace of its own where the system allows",
+          "[reliability][engine]") {
+  std::string p = example("thesis_2_2.halo");
+  CliResult who = run({"run", p, "--engine", R"(echo "{\"fail\": \"pid $$\"}")"});
+  INFO(who.err);
+  REQUIRE(who.err.find("the engine gave up (pid ") != std::string::npos);
+  // The namespace's first process is halo's small init; the candidate is the second.
+  if (who.err.find("the engine gave up (pid 2)") == std::string::npos) {
+    WARN("no PID namespace for candidates on this system (no privilege, no user namespaces): "
+         "only the marker tracks their processes");
+    return;
+  }
+  // A descendant that clears its environment (no marker) and leaves the group: only the
+  // namespace can find it. It dies with the engine.
+  CliResult gone = run({"run", p, "--engine", R"(env -i setsid sleep 31.4159 & echo '{"fail": "escaped"}')"});
+  INFO(gone.err);
+  CHECK(gone.err.find("the engine gave up (escaped)") != std::string::npos);
+  CHECK(none_sleeping_with("31.4159"));
+  // The same for a kernel's child: the namespace ends with the kernel's process.
+  Scratch s("pidns");
+  s.write("spec.halo", "pipeline out() {\n  fun out(i) = { i }\n}\nrealize () over (0, 4)\n");
+  s.write("k.c", "#include <stdint.h>\n#include <stdlib.h>\nvoid k(int32_t* out) {\n"
+                 "  system(\"env -i setsid sleep 31.2718 &\");\n  for (int i = 0; i < 4; ++i) out[i] = i;\n}\n");
+  std::string manifest = s.write("k.json", R"({"platform": "c", "sources": ["k.c"], "function": "k", "spec": "spec.halo",
+  "args": [{"kind": "output", "type": "int32_t", "shape": [4], "func": "out"}]})");
+  CliResult k = run({"kernel", manifest});
+  INFO(k.out << k.err);
+  CHECK(k.status == 0);
+  CHECK(none_sleeping_with("31.2718"));
+
+  // HALO_PID_NAMESPACE=0: no namespace; the marker still finds a descendant that kept it.
+  setenv("HALO_PID_NAMESPACE", "0", 1);
+  CliResult plain = run({"run", p, "--engine", R"(setsid sleep 31.5772 & echo "{\"fail\": \"pid $$\"}")"});
+  unsetenv("HALO_PID_NAMESPACE");
+  INFO(plain.err);
+  CHECK(plain.err.find("the engine gave up (pid 2)") == std::string::npos);
+  CHECK(none_sleeping_with("31.5772"));
+}
+
+TEST_CASE("reliability: deep queries and programs print in linear size", "[reliability][bounds]") {
+  // A chain of funcs reading x and x + 1 nests its query three levels per func; indenting
+  // every level made the text quadratic (3000 funcs: 237 MB of text, 7.4 GB of JSON).
+  Scratch s("linear");
+  auto chain = [&](int n) {
+    std::string src = "pipeline f" + std::to_string(n - 1) + "() {\n  fun f0(x) = { x }\n";
+    for (int i = 1; i < n; ++i)
+      src += "  fun f" + std::to_string(i) + "(x) = { f" + std::to_string(i - 1) + "[x] + f" + std::to_string(i - 1) +
+             "[x + 1] }\n";
+    return s.write("chain" + std::to_string(n) + ".halo", src + "}\n\nrealize () over (0, 2)\n");
+  };
+  std::string small = chain(150), large = chain(300);
+  for (bool json : {false, true}) {
+    std::vector<std::string> a{"bounds", small}, b{"bounds", large};
+    if (json) a.push_back("--json"), b.push_back("--json");
+    CliResult rs = run(a), rl = run(b);
+    REQUIRE(rs.status == 0);
+    REQUIRE(rl.status == 0);
+    INFO("json " << json << ": " << rs.out.size() << " then " << rl.out.size() << " bytes");
+    CHECK(double(rl.out.size()) / double(rs.out.size()) < 2.5);  // twice the funcs: about twice the text
+    if (json) CHECK_NOTHROW(nlohmann::json::parse(rl.out));
+  }
+  // The printed target program still reads back (the indentation stops, the braces do not).
+  CliResult sched = run({"schedule", large});
+  REQUIRE(sched.status == 0);
+  std::string tgt = s.write("chain.tgt", sched.out);
+  CHECK(run({"check", tgt}).status == 0);
+}

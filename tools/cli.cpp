@@ -194,7 +194,7 @@ int cmd_schedule(const CommonOptions& o, bool steps, std::ostream& out) {
   Program prog = load(o);
   if (!steps) {
     TgtProgram t = schedule_pipeline(prog);
-    out << (o.json ? tgt_to_json(t).dump(2, ' ', false, kReplaceInvalidUtf8) + "\n" : print_tgt(t));
+    out << (o.json ? json_text(tgt_to_json(t), 2) + "\n" : print_tgt(t));
     return kExitOk;
   }
   // Every step up to a directive its rewrite rejects, then the error: the steps before it
@@ -220,7 +220,7 @@ int cmd_schedule(const CommonOptions& o, bool steps, std::ostream& out) {
 int cmd_lower(const CommonOptions& o, std::ostream& out, std::ostream& err) {
   Program prog = load_algorithm(o, err);
   TgtProgram t = lower_pipeline(prog);
-  out << (o.json ? tgt_to_json(t).dump(2, ' ', false, kReplaceInvalidUtf8) + "\n" : print_tgt(t));
+  out << (o.json ? json_text(tgt_to_json(t), 2) + "\n" : print_tgt(t));
   return kExitOk;
 }
 
@@ -341,14 +341,14 @@ int cmd_bounds(const CommonOptions& o, std::ostream& out) {
   if (o.json) {
     nlohmann::json fill = nlohmann::json::object();
     for (const auto& [h, e] : r.filling) fill[h.to_string()] = print_fill(h, e, scopes);
-    out << nlohmann::json{{"query", query_to_json(q, t)},
+    out << json_text(nlohmann::json{{"query", query_to_json(q, t)},
                           {"beta0", {{"ok", r.ok},
                                      {"rules", o.literal ? "literal" : "halo"},
                                      {"reason", r.why_failed},
                                      {"gave_up", r.gave_up},
                                      {"substitution", fill}}},
-                          {"completed", tgt_to_json(c.program)}}
-               .dump(2, ' ', false, kReplaceInvalidUtf8)
+                          {"completed", tgt_to_json(c.program)}},
+                         2)
         << "\n";
     return kExitOk;
   }

@@ -643,7 +643,7 @@ std::string version_history_text(const std::vector<std::pair<std::string, std::s
   // "wrong_output in 14.0.0 and 19.0.0; pass in 21.0.0", in version order.
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
   for (const auto& [version, outcome] : outcomes) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == outcome; });
+    auto it = std::find_if(groups.begin(), groups.end(), [&o = outcome](const auto& g) { return g.first == o; });
     if (it == groups.end()) groups.push_back({outcome, {version}});
     else it->second.push_back(version);
   }

@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Every adversarial input of issue 20, run against the real halo binary as a user runs it.
+
+Each row is one input that once crashed, hung or misreported halo. The row holds when halo
+ends with one of the documented statuses (2: bad input, 3: a resource limit, 1: a finding of
+a candidate, 0: a verdict), within the limit that applies plus one second, and leaves no
+process of a candidate running and no temporary folder behind. The script prints the table
+(docs/testing.md, "Adversarial inputs") and exits 1 if any row fails.
+
+    tests/adversarial/run.py build/halo [--only NAME] [--markdown]
+
+The rows are end-to-end on purpose: a signal, a pipe that never drains or a child that leaves
+its process group only show in a separate process. The in-process versions of most rows,
+with finer assertions, are in tests/test_reliability.cpp.
+"""
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+THESIS = os.path.join(SRC, "examples", "thesis_2_2.halo")
+
+
+def write(d, name, text, mode="w"):
+    path = os.path.join(d, name)
+    with open(path, mode) as f:
+        f.write(text)
+    return path
+
+
+def program(body, realize="realize () over (0, 2)"):
+    return "pipeline f() {\n  fun f(x) = {\n    " + body + "\n  }\n}\n\n" + realize + "\n"
+
+
+def candidate_processes(halo_pid):
+    """Processes a candidate of halo process halo_pid started (semantics/child_processes.hpp)."""
+    marker = ("HALO_CANDIDATE=%d-" % halo_pid).encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+            if stat[stat.rfind(b")") + 2:][:1] == b"Z":
+                continue
+            with open("/proc/%s/environ" % name, "rb") as f:
+                if marker in f.read():
+                    found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+
+def kernel_dirs():
+    tmp = tempfile.gettempdir()
+    return {n for n in os.listdir(tmp) if n.startswith("halo-kernel")}
+
+
+class Row:
+    def __init__(self, name, issue_text, argv, statuses, limit, stdin=None, signal_after=None, expect=None):
+        self.name, self.issue_text, self.argv = name, issue_text, argv
+        self.statuses, self.limit, self.stdin = statuses, limit, stdin
+        self.signal_after, self.expect = signal_after, expect
+
+
+def rows(halo, d):
+    """The issue's inputs, in the issue's order."""
+    r = []
+    thesis_fill = os.path.join(SRC, "examples", "thesis_2_2.fill.json")
+    # Crashes.
+    deep_answer = "python3 -c \"print('{\\\"fail\\\": ' + '[' * 200000 + ']' * 200000 + '}')\""
+    r.append(Row("engine-deep-answer", "an engine's answer nested 200,000 deep",
+                 [halo, "run", THESIS, "--engine", deep_answer, "--engine-timeout", "5"], {1}, 5, expect="not JSON"))
+    r.append(Row("comply-deep-answer", "the same engine under halo comply",
+                 [halo, "comply", "--engine", deep_answer, "--cases", "2", "--seed", "1", "--engine-timeout", "5"],
+                 {1}, 10))
+    updates = write(d, "updates.halo", program("x" + "".join(";\n    (x) <- f[x] + 1" for _ in range(20000))))
+    chain_src = "pipeline f19999() {\n  fun f0(x) = { x }\n" + "".join(
+        "  fun f%d(x) = { f%d[x] }\n" % (i, i - 1) for i in range(1, 20000)) + "}\n\nrealize () over (0, 2)\n"
+    chain = write(d, "chain.halo", chain_src)
+    for cmd in ("run", "bounds", "oracle", "explain"):
+        for name, path in (("updates", updates), ("chain", chain)):
+            extra = ["-o", os.path.join(d, "page.html")] if cmd == "explain" else []
+            r.append(Row("%s-20000-%s" % (cmd, name), "20,000 %s: halo %s" % (
+                "update stages" if name == "updates" else "chained funcs", cmd),
+                [halo, cmd, path, "--timeout", "5"] + extra, {0, 3}, 5))
+    r.append(Row("replay-20000-updates", "20,000 update stages: halo fuzz --replay",
+                 [halo, "fuzz", "--target", "self", "--replay", updates, "--case-timeout", "1"], {0, 1, 3}, 10))
+    # Hangs and limits.
+    # A chain of 200 funcs reading x and x + 1: its query document is about 790 KB, far more
+    # than a pipe holds, so halo's write would block on an engine that never reads.
+    wide = write(d, "wide.halo", "pipeline f199() {\n  fun f0(x) = { x }\n" + "".join(
+        "  fun f%d(x) = { f%d[x] + f%d[x + 1] }\n" % (i, i - 1, i - 1) for i in range(1, 200)) +
+        "}\n\nrealize () over (0, 2)\n")
+    r.append(Row("engine-never-reads", "an engine that never reads its 790 KB query",
+                 [halo, "run", wide, "--engine", "exec sleep 60", "--engine-timeout", "2"], {1}, 2 + 1,
+                 expect="no answer within"))
+    r.append(Row("engine-lingers", "an engine that answers, closes stdout and keeps running",
+                 [halo, "run", THESIS, "--engine", "echo '{\"fail\": \"x\"}'; exec >&-; sleep 60",
+                  "--engine-timeout", "2"], {1}, 2))
+    r.append(Row("engine-background-child", "an engine that answers while a background child holds stdout",
+                 [halo, "run", THESIS, "--engine", "sleep 60 & echo '{\"fail\": \"in the background\"}'",
+                  "--engine-timeout", "5"], {1}, 5, expect="the engine gave up (in the background)"))
+    r.append(Row("explain-int64-window", "explain on the window (9223372036854775806, 2)",
+                 [halo, "explain", THESIS, "--window", "9223372036854775806,2", "-o", os.path.join(d, "w.html"),
+                  "--timeout", "10"], {0, 1, 3}, 10))
+    squares = write(d, "squares.halo", program("2" + "".join(";\n    (x) <- f[x] * f[x]" for _ in range(64)),
+                                                "realize () over (0, 1)"))
+    r.append(Row("bigint-64-squarings", "64 squarings of 2 under --timeout 10",
+                 [halo, "eval", squares, "--timeout", "10"], {3}, 10))
+    mult = write(d, "mult.halo", program("x + 1" + "".join(";\n    (x) <- f[x] * 1000000007" for _ in range(3000)),
+                                         "realize () over (0, 20000)"))
+    r.append(Row("bigint-memory", "3000 updates multiplying 20,000 points by 1000000007, --max-memory 16",
+                 [halo, "eval", mult, "--max-memory", "16", "--timeout", "60"], {3}, 60))
+    grow = write(d, "grow.halo", program("x + 1" + "".join(";\n    (x) <- f[x] + f[x] * 3" for _ in range(100000)),
+                                         "realize () over (0, 2)"))
+    r.append(Row("bigint-100000-updates", "100,000 updates of a growing integer under --timeout 10",
+                 [halo, "eval", grow, "--timeout", "10"], {3}, 10))
+    rvars = ", ".join("r%d = (0, 2)" % i for i in range(200))
+    rdom = write(d, "rdom200.halo", program("x;\n    rdom(" + rvars + ") in (x) <- f[x] + 1"))
+    r.append(Row("default-limits-200-rvars", "200 reduction variables under the default limits",
+                 [halo, "eval", rdom], {3}, 60))
+    for what, argv in (("program", [halo, "check", "/dev/zero"]),
+                       ("fill", [halo, "run", THESIS, "--fill", "/dev/zero"]),
+                       ("manifest", [halo, "kernel", "/dev/zero"]),
+                       ("fuzzer-input", [halo, "fuzz", "--target", "self", "--fuzzer-input", "/dev/zero"]),
+                       ("engine-query", [halo, "beta0-engine", "/dev/zero"])):
+        r.append(Row("dev-zero-" + what, "/dev/zero as the %s" % what, argv, {2}, 1, expect="not a regular file"))
+    # halo kernel with a compiler that never ends.
+    spec = write(d, "spec.halo", "pipeline out() {\n  fun out(i) = { i }\n}\nrealize () over (0, 4)\n")
+    write(d, "devzero.c", '#include "/dev/zero"\n')
+    devzero = write(d, "devzero.json", '{"platform": "c", "sources": ["devzero.c"], "function": "k", '
+                    '"spec": "spec.halo", "args": [{"kind": "output", "type": "int32_t", "shape": [4], "func": "out"}]}')
+    r.append(Row("kernel-include-dev-zero", "a kernel that #includes /dev/zero (the C compiler's memory)",
+                 [halo, "kernel", devzero], {2}, 60, expect="the kernel does not compile"))
+    # Detection.
+    write(d, "iw.c", "#include <stdint.h>\nvoid k(const int32_t* x, int32_t* out) {\n"
+          "  for (int i = 0; i < 4; ++i) out[i] = x[i];\n  ((int32_t*)x)[2] = 0;\n}\n")
+    write(d, "iw.halo", "pipeline out() {\n  fun x(i) = { i * 3 }\n  fun out(i) = { x[i] }\n}\nrealize () over (0, 4)\n")
+    iw = write(d, "iw.json", '{"platform": "c", "sources": ["iw.c"], "function": "k", "spec": "iw.halo", "args": ['
+               '{"kind": "input", "type": "int32_t", "shape": [4], "func": "x"},'
+               '{"kind": "output", "type": "int32_t", "shape": [4], "func": "out"}]}')
+    r.append(Row("kernel-writes-input", "a kernel that writes into an input buffer",
+                 [halo, "kernel", iw], {1}, 60, expect="input x"))
+    big = write(d, "big.json", '{"comment": [' + ",\n".join(str(i) for i in range(40000)) + '], "platform": 7}')
+    r.append(Row("manifest-300kb", "a 300 KB kernel manifest (its location scan)",
+                 [halo, "kernel", big], {2}, 1))
+    os.makedirs(os.path.join(d, "adir"), exist_ok=True)
+    for cmd in ("check", "bounds", "run"):
+        r.append(Row("directory-" + cmd, "a directory as FILE of halo " + cmd,
+                     [halo, cmd, os.path.join(d, "adir")], {2}, 1, expect="is a directory"))
+    # Wrong exit status.
+    fill = write(d, "fill1e400.json", '{"?mem<g, x>.min": 1e400}')
+    r.append(Row("fill-1e400", "1e400 in a fill", [halo, "run", THESIS, "--fill", fill], {2}, 1))
+    m400 = write(d, "m1e400.json", '{"platform": "c", "sources": ["iw.c"], "function": "k", "spec": "iw.halo", '
+                 '"args": [{"kind": "scalar", "type": "int32_t", "value": 1e400}]}')
+    r.append(Row("manifest-1e400", "1e400 in a kernel manifest", [halo, "kernel", m400], {2}, 1))
+    r.append(Row("answer-1e400", "1e400 in an engine's answer",
+                 [halo, "run", THESIS, "--engine", "echo '{\"holes\": {\"?mem<g, x>.min\": 1e400}}'"], {1}, 5))
+    q400 = write(d, "q1e400.json", '{"holes": [], "x": 1e400}')
+    r.append(Row("beta0-engine-1e400", "1e400 in beta0-engine's input", [halo, "beta0-engine", q400], {2}, 1))
+    r.append(Row("answer-invalid-utf8", "invalid UTF-8 from an engine into --json",
+                 [halo, "oracle", THESIS, "--engine", "printf '{\"fail\": \"\\377\\376\"}'", "--json"], {0, 1}, 5))
+    r.append(Row("fuzzer-input-directory", "a directory as --fuzzer-input",
+                 [halo, "fuzz", "--target", "self", "--fuzzer-input", os.path.join(d, "adir")], {2}, 1,
+                 expect="is a directory"))
+    # Candidates that outlive halo.
+    r.append(Row("engine-setsid-child", "an engine whose child calls setsid()",
+                 [halo, "run", THESIS, "--engine", "setsid sleep 60 & echo '{\"fail\": \"escaped\"}'"], {1}, 5))
+    write(d, "fork.c", "#include <stdint.h>\n#include <unistd.h>\nvoid k(int32_t* out) {\n"
+          "  if (fork() == 0) { setsid(); sleep(60); _exit(0); }\n  for (int i = 0; i < 4; ++i) out[i] = i;\n}\n")
+    fork = write(d, "fork.json", '{"platform": "c", "sources": ["fork.c"], "function": "k", "spec": "spec.halo", '
+                 '"args": [{"kind": "output", "type": "int32_t", "shape": [4], "func": "out"}]}')
+    r.append(Row("kernel-setsid-child", "a kernel whose child calls setsid()", [halo, "kernel", fork], {0, 1}, 60))
+    r.append(Row("sigterm-engine", "SIGTERM to halo while its engine runs",
+                 [halo, "run", THESIS, "--engine", "setsid sleep 60 & sleep 60", "--engine-timeout", "60"],
+                 {-signal.SIGTERM}, 3, signal_after=(1.0, signal.SIGTERM)))
+    write(d, "slow.c", "#include <stdint.h>\n#include <unistd.h>\nvoid k(int32_t* out) {\n"
+          "  if (fork() == 0) { setsid(); sleep(60); _exit(0); }\n  sleep(60);\n}\n")
+    slow = write(d, "slow.json", '{"platform": "c", "sources": ["slow.c"], "function": "k", "spec": "spec.halo", '
+                 '"args": [{"kind": "output", "type": "int32_t", "shape": [4], "func": "out"}]}')
+    r.append(Row("sigint-kernel", "SIGINT to halo while its kernel runs (and its temporary folder)",
+                 [halo, "kernel", slow], {-signal.SIGINT}, 12, signal_after=(8.0, signal.SIGINT)))
+    # halo must read its own output.
+    tgt = os.path.join(d, "rdom200.tgt")
+    r.append(Row("own-tgt-200-rvars", "halo check on halo's .tgt of a 200-variable rdom",
+                 ["sh", "-c", '"$0" schedule "$1" > "$2" && "$0" check "$2"', halo, rdom, tgt], {0}, 10))
+    r.append(Row("own-query-200-rvars", "beta0-engine on halo's own query of a 200-variable rdom",
+                 [halo, "run", rdom, "--engine", halo + " beta0-engine", "--max-steps", "1000"], {0, 3}, 60,
+                 expect="!the bounds engine failed"))
+    # Flags.
+    for flags in (["fuzz", "--target", "self", "--shard", "5/18446744073709551615", "--time", "nan"],
+                  ["eval", THESIS, "--max-memory", "17592186044416"], ["eval", THESIS, "--timeout", "nan"],
+                  ["fuzz", "--target", "self", "--time", "nan"], ["fuzz", "--target", "self", "--seed", "-1"]):
+        r.append(Row("flag" + "".join(f for f in flags[1:] if f.startswith("--")).replace("--", "-"),
+                     "halo " + " ".join(flags), [halo] + flags, {2}, 1))
+    r.append(Row("flag-shard-wrap", "--shard 5/18446744073709551615 runs one case",
+                 [halo, "fuzz", "--target", "self", "--shard", "5/18446744073709551615", "--json"], {0}, 10,
+                 expect='"cases":1,'))
+    # The manifest contract.
+    write(d, "copy.c", "#include <stdint.h>\n#include <stdbool.h>\nvoid k(int32_t* out, bool b) {\n"
+          "  for (int i = 0; i < 4; ++i) out[i] = out[i] + (b ? 0 : 1);\n}\n")
+    write(d, "copy.halo", "pipeline out() {\n  fun x(i) = { i * 3 }\n  fun out(i) = { x[i] }\n}\n"
+          "realize () over (0, 4)\n")
+    init_func = write(d, "init_func.json", '{"platform": "c", "sources": ["copy.c"], "function": "k", '
+                      '"spec": "copy.halo", "args": [{"kind": "inout", "type": "int32_t", "shape": [4], '
+                      '"func": "out", "init_func": "x"}, {"kind": "scalar", "type": "bool", "value": 1}]}')
+    r.append(Row("manifest-init-func-bool-1", "a manifest with init_func and a bool given as 1",
+                 [halo, "kernel", init_func], {0}, 60))
+    return r
+
+
+def run_row(row):
+    before = kernel_dirs()
+    t0 = time.monotonic()
+    p = subprocess.Popen(row.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    if row.signal_after:
+        delay, sig = row.signal_after
+        try:
+            p.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            # By then the candidate must be running, or the signal proves nothing.
+            row.started = bool(candidate_processes(p.pid))
+            t0 = time.monotonic()
+            p.send_signal(sig)
+    try:
+        out, err = p.communicate(timeout=row.limit + 60)
+        hung = False
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        hung = True
+    seconds = time.monotonic() - t0
+    time.sleep(0.3)  # a killed process takes a moment to leave /proc
+    left = candidate_processes(p.pid)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    leaked = kernel_dirs() - before
+    text = (out + err).decode("utf-8", "replace")
+    problems = []
+    if hung:
+        problems.append("did not end")
+    if p.returncode not in row.statuses:
+        problems.append("exit %s, expected %s" % (p.returncode, "/".join(str(s) for s in sorted(row.statuses))))
+    if p.returncode == 4 or "internal error" in text:
+        problems.append("internal error")
+    if seconds > row.limit + 1:
+        problems.append("%.1f s, limit %g s + 1" % (seconds, row.limit))
+    if left:
+        problems.append("%d candidate processes left running" % len(left))
+    if leaked:
+        problems.append("temporary folders left: " + ", ".join(sorted(leaked)))
+    if row.expect:
+        negate = row.expect.startswith("!")
+        needle = row.expect[1:] if negate else row.expect
+        if (needle in text) == negate:
+            problems.append(("says" if negate else "does not say") + " '%s'" % needle)
+    if row.signal_after and not getattr(row, "started", False):
+        problems.append("the candidate was not running when the signal came")
+    return p.returncode, seconds, problems, text
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("halo")
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--markdown", action="store_true", help="print the table for docs/testing.md")
+    args = ap.parse_args()
+    halo = os.path.abspath(args.halo)
+    d = tempfile.mkdtemp(prefix="halo-adversarial-")
+    failed = 0
+    try:
+        table = rows(halo, d)
+        if args.only:
+            table = [r for r in table if any(o in r.name for o in args.only)]
+        if args.markdown:
+            print("| input | exit | seconds | limit | verdict |\n|---|---|---|---|---|")
+        for i, row in enumerate(table):
+            status, seconds, problems, text = run_row(row)
+            verdict = "ok" if not problems else "FAIL: " + "; ".join(problems)
+            failed += bool(problems)
+            if args.markdown:
+                print("| %s | %s | %.2f | %g | %s |" % (row.issue_text, status, seconds, row.limit, verdict))
+            else:
+                print("[%2d/%d] %-28s exit %3s %7.2f s (limit %g s)  %s" % (
+                    i + 1, len(table), row.name, status, seconds, row.limit, verdict), flush=True)
+            if problems and not args.markdown:
+                print("        " + text.strip().replace("\n", "\n        ")[:800], flush=True)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    print("%d of %d adversarial inputs failed" % (failed, len(table)) if failed else
+          "all %d adversarial inputs ended as documented" % len(table))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
