@@ -113,10 +113,10 @@ Limits default_case_limits() {
 }
 
 Limits fuzzer_case_limits() {
-  Limits l;
-  l.max_steps = 200'000;
-  l.max_memory_bytes = 64ull << 20;
-  l.max_seconds = 0.2;
+  Limits l = default_case_limits();
+  l.max_steps /= 10;
+  l.max_seconds /= 10;
+  l.max_memory_bytes /= 4;
   return l;
 }
 

@@ -49,7 +49,8 @@ CaseResult guarded(const std::function<CaseResult(CaseResult&)>& body);
 Limits default_case_limits();
 
 // Limits for one execution of the libFuzzer decoder (fuzz/libfuzzer/halo_fuzz_target.cpp):
-// a tenth of a campaign's, so that an engine spends its time on many cases rather than on
+// a tenth of a campaign's steps and time and a quarter of its memory (200,000 steps, 0.2 s,
+// 64 MiB), so that an engine spends its time on many cases rather than on
 // the few that run into a limit. A finding under these limits is a finding under the
 // campaign's (limits only cut runs short), so `--fuzzer-input` replays it.
 Limits fuzzer_case_limits();

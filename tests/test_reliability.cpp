@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -58,22 +59,27 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Processes that carry a candidate marker of this process (semantics/child_processes.hpp).
-int marked_processes() {
-  std::string prefix = "HALO_CANDIDATE=" + std::to_string(::getpid()) + "-";
+// How many live (not zombie) processes have a /proc/PID/`file` for which `matches` holds.
+int count_processes(const char* file, const std::function<bool(const std::string&)>& matches) {
   int n = 0;
   for (const auto& e : fs::directory_iterator("/proc")) {
     std::string name = e.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "environ", std::ios::binary);
-    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::ifstream st(e.path() / "stat");
     std::string stat((std::istreambuf_iterator<char>(st)), std::istreambuf_iterator<char>());
     auto close = stat.rfind(')');
-    bool zombie = close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
-    if (!zombie && env.find(prefix) != std::string::npos) ++n;
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;
+    std::ifstream in(e.path() / file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (matches(text)) ++n;
   }
   return n;
+}
+
+// Processes that carry a candidate marker of process `pid` (semantics/child_processes.hpp).
+int marked_processes(pid_t pid = ::getpid()) {
+  std::string prefix = "HALO_CANDIDATE=" + std::to_string(pid) + "-";
+  return count_processes("environ", [&](const std::string& env) { return env.find(prefix) != std::string::npos; });
 }
 
 // A killed process takes a moment to disappear from /proc.
@@ -215,22 +221,7 @@ TEST_CASE("reliability: SIGTERM to halo kills the engine's processes", "[reliabi
           "setsid sleep 30 & sleep 30", "--engine-timeout", "30", static_cast<char*>(nullptr));
     _exit(127);
   }
-  std::string prefix = "HALO_CANDIDATE=" + std::to_string(pid) + "-";
-  auto count = [&] {
-    int n = 0;
-    for (const auto& e : fs::directory_iterator("/proc")) {
-      std::string name = e.path().filename();
-      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream st(e.path() / "stat");
-      std::string stat((std::istreambuf_iterator<char>(st)), std::istreambuf_iterator<char>());
-      auto close = stat.rfind(')');
-      if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;
-      std::ifstream in(e.path() / "environ", std::ios::binary);
-      std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (env.find(prefix) != std::string::npos) ++n;
-    }
-    return n;
-  };
+  auto count = [&] { return marked_processes(pid); };
   for (int i = 0; i < 100 && count() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(count() >= 2);
   kill(pid, SIGTERM);
@@ -447,15 +438,8 @@ TEST_CASE("reliability: the same seed gives the same cases and summary, and --re
 namespace {
 // Processes whose command line is exactly `sleep <arg>` (a unique argument per test).
 int sleeping_with(const std::string& arg) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string name = e.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmd == std::string("sleep\0", 6) + arg + std::string(1, '\0')) ++n;
-  }
-  return n;
+  std::string cmdline = std::string("sleep\0", 6) + arg + std::string(1, '\0');
+  return count_processes("cmdline", [&](const std::string& c) { return c == cmdline; });
 }
 
 bool none_sleeping_with(const std::string& arg) {

@@ -219,7 +219,10 @@ def rows(halo, d):
 def run_row(row):
     before = kernel_dirs()
     t0 = time.monotonic()
-    p = subprocess.Popen(row.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    # halo keeps ignoring SIGINT when it inherits that (nohup, a background job of a
+    # non-interactive shell), so each row starts with the default action, as from a terminal.
+    p = subprocess.Popen(row.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     if row.signal_after:
         delay, sig = row.signal_after
         try:
