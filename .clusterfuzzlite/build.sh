@@ -13,7 +13,7 @@ BUILD="${WORK:-/tmp}/halo-fuzz-build"
 cmake -S "$SRC_DIR" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
-  -DHALO_LIBFUZZER=ON -DHALO_FUZZ_ENGINE_LINK="$LIB_FUZZING_ENGINE"
+  -DHALO_LIBFUZZER=ON -DHALO_FUZZ_ENGINE_LINK="$LIB_FUZZING_ENGINE" -DHALO_BUILD_TESTS=OFF
 targets="halo_fuzz_target halo_fuzz_halo halo_fuzz_tgt halo_fuzz_fill halo_fuzz_manifest halo_fuzz_answer"
 cmake --build "$BUILD" --target $targets
 
