@@ -481,6 +481,26 @@ TEST_CASE("reliability: a candidate runs in a PID namespace of its own where the
   CHECK(k.status == 0);
   CHECK(none_sleeping_with("31.2718"));
 
+  // SIGKILL to halo itself (no handler can run): the namespace dies with it.
+  pid_t halo = fork();
+  REQUIRE(halo >= 0);
+  if (halo == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execl(HALO_BINARY, "halo", "run", p.c_str(), "--engine", "env -i setsid sleep 31.1415 & sleep 31.1416",
+          "--engine-timeout", "30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 100 && (sleeping_with("31.1415") == 0 || sleeping_with("31.1416") == 0); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(sleeping_with("31.1415") == 1);
+  kill(halo, SIGKILL);
+  int killed = 0;
+  waitpid(halo, &killed, 0);
+  CHECK(none_sleeping_with("31.1415"));
+  CHECK(none_sleeping_with("31.1416"));
+
   // HALO_PID_NAMESPACE=0: no namespace; the marker still finds a descendant that kept it.
   setenv("HALO_PID_NAMESPACE", "0", 1);
   CliResult plain = run({"run", p, "--engine", R"(setsid sleep 31.5772 & echo "{\"fail\": \"pid $$\"}")"});

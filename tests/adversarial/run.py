@@ -199,7 +199,7 @@ def rows(halo, d):
                   ["eval", THESIS, "--max-memory", "17592186044416"], ["eval", THESIS, "--timeout", "nan"],
                   ["fuzz", "--target", "self", "--time", "nan"], ["fuzz", "--target", "self", "--seed", "-1"]):
         r.append(Row("flag" + "".join(f for f in flags[1:] if f.startswith("--")).replace("--", "-"),
-                     "halo " + " ".join(flags), [halo] + flags, {2}, 1))
+                     "halo " + " ".join(flags).replace(SRC + "/", ""), [halo] + flags, {2}, 1))
     r.append(Row("flag-shard-wrap", "--shard 5/18446744073709551615 runs one case",
                  [halo, "fuzz", "--target", "self", "--shard", "5/18446744073709551615", "--json"], {0}, 10,
                  expect='"cases":1,'))
