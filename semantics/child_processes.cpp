@@ -174,7 +174,7 @@ void install_candidate_cleanup() {
 namespace {
 std::atomic<bool> g_pid_namespaces{true};
 
-// Writes `text` then the decimal `a`, " ", `b`, " 1" into /proc/self/FILE (async-signal-safe).
+// Writes the one-line id map "A B 1" (id A inside is id B outside) to `file` (async-signal-safe).
 bool write_id_map(const char* file, unsigned a, unsigned b) {
   char buf[64];
   size_t n = 0;
@@ -210,8 +210,6 @@ bool unshare_pid_namespace() {
   return write_id_map("/proc/self/uid_map", uid, uid) && write_id_map("/proc/self/gid_map", gid, gid);
 }
 }  // namespace
-
-bool candidate_pid_namespaces_enabled() { return g_pid_namespaces.load(); }
 
 namespace {
 void close_all_but(int keep) {

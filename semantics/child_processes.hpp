@@ -60,10 +60,6 @@ class ChildGuard {
 // (new_candidate_marker).
 void enter_candidate_pid_namespace();
 
-// Whether the last enter_candidate_pid_namespace() of this process's children could be
-// asked to make a namespace (false under HALO_PID_NAMESPACE=0); for messages and tests.
-bool candidate_pid_namespaces_enabled();
-
 // Kills every process whose environment carries `marker` (async-signal-safe).
 void kill_marked_processes(const char* marker);
 
