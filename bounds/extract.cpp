@@ -512,7 +512,7 @@ std::string box_text(const std::vector<std::pair<Expr, Expr>>& box) {
 void lines(const Query& q, bool origins, std::vector<std::string>& out, const std::string& first = "",
            int depth = 0) {
   tick_command_budget();
-  const std::string pad(indent_width(depth + 1), ' ');
+  auto deeper = [depth] { return std::string(indent_width(depth + 1), ' '); };  // a binder's body
   switch (q->kind) {
     case QueryKind::True:
     case QueryKind::Pred:
@@ -533,21 +533,21 @@ void lines(const Query& q, bool origins, std::vector<std::string>& out, const st
           q->expr ? print_expr(q->expr) : print_conjunct(q->kids[0]);
       out.push_back(first + "(" + head + ") ⇒" +
                     (!q->expr && origins && !q->kids[0]->origin.empty() ? "  # " + q->kids[0]->origin : ""));
-      lines(q->kids.back(), origins, out, pad, depth + 1);
+      lines(q->kids.back(), origins, out, deeper(), depth + 1);
       return;
     }
     case QueryKind::Forall:
       out.push_back(first + (q->min ? fmt::format("∀ {} ∈ [{}, {}] :", q->var, print_expr(q->min), print_expr(q->len))
                                     : fmt::format("∀ {} ∈ [-∞, ∞] :", q->var)));
-      lines(q->kids[0], origins, out, pad, depth + 1);
+      lines(q->kids[0], origins, out, deeper(), depth + 1);
       return;
     case QueryKind::Exists:
       out.push_back(first + "∃ " + q->hole.to_string() + " :");
-      lines(q->kids[0], origins, out, pad, depth + 1);
+      lines(q->kids[0], origins, out, deeper(), depth + 1);
       return;
     case QueryKind::Let:
       out.push_back(first + fmt::format("let {} = {} in", q->var, print_expr(q->expr)));
-      lines(q->kids[0], origins, out, pad, depth + 1);
+      lines(q->kids[0], origins, out, deeper(), depth + 1);
       return;
   }
 }

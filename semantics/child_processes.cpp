@@ -172,7 +172,13 @@ void install_candidate_cleanup() {
 }
 
 namespace {
-std::atomic<bool> g_pid_namespaces{true};
+// HALO_PID_NAMESPACE=0 in halo's environment (read in the forked child: no allocation).
+bool pid_namespaces_turned_off() {
+  static const char kOff[] = "HALO_PID_NAMESPACE=0";
+  for (char** e = environ; e && *e; ++e)
+    if (std::strcmp(*e, kOff) == 0) return true;
+  return false;
+}
 
 // Writes the one-line id map "A B 1" (id A inside is id B outside) to `file` (async-signal-safe).
 bool write_id_map(const char* file, unsigned a, unsigned b) {
@@ -236,7 +242,7 @@ void close_all_but(int keep) {
 }  // namespace
 
 void enter_candidate_pid_namespace() {
-  if (!g_pid_namespaces.load()) return;
+  if (pid_namespaces_turned_off()) return;
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC) != 0) return;
   if (!unshare_pid_namespace()) {  // the marker and the group remain
@@ -282,8 +288,6 @@ void enter_candidate_pid_namespace() {
 }
 
 std::string new_candidate_marker() {
-  const char* ns = std::getenv("HALO_PID_NAMESPACE");
-  g_pid_namespaces.store(!(ns && std::strcmp(ns, "0") == 0));
   return "HALO_CANDIDATE=" + std::to_string(getpid()) + "-" + std::to_string(g_next_marker.fetch_add(1));
 }
 

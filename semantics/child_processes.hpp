@@ -56,8 +56,7 @@ class ChildGuard {
 // namespace, a small first process forks the candidate and reaps until it ends. Neither
 // holds the candidate's descriptors, and both die with their parent (PR_SET_PDEATHSIG).
 // Returns in the process that must execute the candidate, or in the child itself if no
-// namespace could be made or HALO_PID_NAMESPACE=0 was set when the marker was made
-// (new_candidate_marker).
+// namespace could be made or halo's environment holds HALO_PID_NAMESPACE=0.
 void enter_candidate_pid_namespace();
 
 // Kills every process whose environment carries `marker` (async-signal-safe).

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+#include <vector>
+
 namespace halo {
 
 size_t json_nesting_depth(std::string_view text) {
@@ -36,11 +39,25 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source,
   }
 }
 
+namespace {
+// Does j nest arrays and objects more than `levels` deep? Iterative (j may nest 100,000 deep).
+bool nests_deeper_than(const nlohmann::json& j, size_t levels) {
+  std::vector<std::pair<const nlohmann::json*, size_t>> todo{{&j, 0}};
+  while (!todo.empty()) {
+    auto [v, depth] = todo.back();
+    todo.pop_back();
+    if (!v->is_structured()) continue;
+    if (depth + 1 > levels) return true;
+    for (const auto& child : *v) todo.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+}  // namespace
+
 std::string json_text(const nlohmann::json& j, int indent) {
-  std::string compact = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   // Indentation is quadratic in the depth (semantics/printer.hpp, kMaxIndentLevels): a deep
   // document stays on one line.
-  if (indent < 0 || json_nesting_depth(compact) > size_t(kMaxIndentLevels)) return compact;
+  if (indent >= 0 && nests_deeper_than(j, size_t(kMaxIndentLevels))) indent = -1;
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

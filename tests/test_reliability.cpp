@@ -82,6 +82,21 @@ int marked_processes(pid_t pid = ::getpid()) {
   return count_processes("environ", [&](const std::string& env) { return env.find(prefix) != std::string::npos; });
 }
 
+// `halo run PROGRAM --engine ENGINE` as a separate process (output discarded), so that a
+// signal to it ends halo and not the tests.
+pid_t start_halo_run(const std::string& program, const std::string& engine) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    execl(HALO_BINARY, "halo", "run", program.c_str(), "--engine", engine.c_str(), "--engine-timeout", "30",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
 // A killed process takes a moment to disappear from /proc.
 bool no_candidate_left() {
   for (int i = 0; i < 50; ++i) {
@@ -210,17 +225,8 @@ TEST_CASE("reliability: a candidate's escaped child is killed when its guard end
 
 TEST_CASE("reliability: SIGTERM to halo kills the engine's processes", "[reliability][engine]") {
   // A separate halo process, so that the signal ends it and not the tests.
-  Scratch s("sigterm");
-  pid_t pid = fork();
+  pid_t pid = start_halo_run(example("thesis_2_2.halo"), "setsid sleep 30 & sleep 30");
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    dup2(devnull, 2);
-    execl(HALO_BINARY, "halo", "run", example("thesis_2_2.halo").c_str(), "--engine",
-          "setsid sleep 30 & sleep 30", "--engine-timeout", "30", static_cast<char*>(nullptr));
-    _exit(127);
-  }
   auto count = [&] { return marked_processes(pid); };
   for (int i = 0; i < 100 && count() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(count() >= 2);
@@ -482,16 +488,8 @@ TEST_CASE("reliability: a candidate runs in a PID namespace of its own where the
   CHECK(none_sleeping_with("31.2718"));
 
   // SIGKILL to halo itself (no handler can run): the namespace dies with it.
-  pid_t halo = fork();
+  pid_t halo = start_halo_run(p, "env -i setsid sleep 31.1415 & sleep 31.1416");
   REQUIRE(halo >= 0);
-  if (halo == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    dup2(devnull, 2);
-    execl(HALO_BINARY, "halo", "run", p.c_str(), "--engine", "env -i setsid sleep 31.1415 & sleep 31.1416",
-          "--engine-timeout", "30", static_cast<char*>(nullptr));
-    _exit(127);
-  }
   for (int i = 0; i < 100 && (sleeping_with("31.1415") == 0 || sleeping_with("31.1416") == 0); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   REQUIRE(sleeping_with("31.1415") == 1);
