@@ -15,6 +15,13 @@ cmake -S "$SRC_DIR" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=None \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
   -DHALO_LIBFUZZER=ON -DHALO_FUZZ_ENGINE_LINK="$LIB_FUZZING_ENGINE" -DHALO_BUILD_TESTS=OFF
 targets="halo_fuzz_target halo_fuzz_halo halo_fuzz_tgt halo_fuzz_fill halo_fuzz_manifest halo_fuzz_answer"
+# The Halide target exists where CMake found a Halide (not in the engines' image); it runs
+# Halide in its worker, which stays where the build put it.
+if ninja -C "$BUILD" -t query halo_fuzz_halide >/dev/null 2>&1; then
+  targets="$targets halo_fuzz_halide"
+else
+  echo "build.sh: no Halide found: halo_fuzz_halide is not built"
+fi
 cmake --build "$BUILD" --target $targets
 
 corpus() {  # NAME DIR-or-FILE...: a flat zip of the seed inputs
@@ -33,6 +40,7 @@ corpus halo_fuzz_fill "$SRC_DIR/fuzz/corpus/fill" "$SRC_DIR/examples/thesis_2_2.
 corpus halo_fuzz_manifest "$SRC_DIR/fuzz/corpus/manifest" "$SRC_DIR/examples/kernels"
 corpus halo_fuzz_answer "$SRC_DIR/fuzz/corpus/answer"
 corpus halo_fuzz_target "$SRC_DIR/fuzz/corpus/cases"
+if [[ " $targets " == *" halo_fuzz_halide "* ]]; then corpus halo_fuzz_halide "$SRC_DIR/fuzz/corpus/cases"; fi
 cp "$SRC_DIR/fuzz/dict/halo.dict" "$OUT/halo_fuzz_halo.dict"
 cp "$SRC_DIR/fuzz/dict/halo.dict" "$OUT/halo_fuzz_tgt.dict"
 for t in fill manifest answer; do cp "$SRC_DIR/fuzz/dict/json.dict" "$OUT/halo_fuzz_$t.dict"; done

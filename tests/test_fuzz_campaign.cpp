@@ -5,6 +5,7 @@
 // `halo comply` catches the weak and the unsound example engines of examples/engines/ and
 // passes β0 itself; the libFuzzer-style target replays a corpus and aborts on a finding.
 #include "fuzz/mutation.hpp"
+#include "oracle/targets/halide/versions.hpp"
 #include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -114,6 +115,38 @@ TEST_CASE("campaign: the libFuzzer-style target replays a seed corpus", "[fuzz][
   CHECK(files == 12);
   CHECK(shell(std::string(HALO_FUZZ_TARGET) + " " + dir.string() + " 2>/dev/null").status == 0);
   CHECK(shell(std::string(HALO_FUZZ_TARGET) + " 2>/dev/null").status == 2);
+  fs::remove_all(dir);
+}
+
+// The Halide decoder (HALO_FUZZ_CASES_HALIDE): case 37 of campaign seed 3 of the Halide
+// generator (`halo fuzz --target halide@14 --seed 3`) crashes Halide 14's compiler and
+// passes in 19 and 21 (its record's history). The target aborts on it against 14 alone,
+// and `halo fuzz --fuzzer-input` classifies it the same way.
+TEST_CASE("campaign: the libFuzzer-style Halide target aborts on a Halide finding and replays it", "[fuzz][campaign][halide]") {
+  fs::path dir = fresh_dir("halo_test_halide_target");
+  fs::create_directories(dir);
+  fs::path input = dir / "input";
+  {
+    std::ofstream bytes(input, std::ios::binary);
+    const std::string hex = "03000000000000002500000000000000657361636f6c616800000000000000004a";
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) bytes.put(char(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  }
+  const std::string target = HALO_FUZZ_HALIDE_TARGET;
+  Proc crash = shell("HALO_FUZZ_HALIDE=14 " + target + " " + input.string() + " 2>&1");
+  CHECK(crash.status == 128 + SIGABRT);
+  CHECK(crash.out.find("halo fuzz target: finding: halide-crash:compile") != std::string::npos);
+  Proc replay = shell(kHalo + " fuzz --target halide@14 --fuzzer-input " + input.string() +
+                      " --shrink-tries 0 --json 2>/dev/null");
+  CHECK(replay.status == 1);
+  CHECK(nlohmann::json::parse(replay.out)["finding_records"][0]["verdict"].get<std::string>().rfind(
+            "halide-crash:compile", 0) == 0);
+  for (int newer : {19, 21})
+    if (halide::find_halide_version(newer))
+      CHECK(shell("HALO_FUZZ_HALIDE=" + std::to_string(newer) + " " + target + " " + input.string() + " 2>/dev/null")
+                .status == 0);
+  Proc missing = shell("HALO_FUZZ_HALIDE=7 " + target + " " + input.string() + " 2>&1");
+  CHECK(missing.status == 2);
+  CHECK(missing.out.find("halide@7: not an installed Halide") != std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -1,32 +1,46 @@
-// The libFuzzer-style entry point of `halo fuzz --target self` (docs/fuzzing.md, "Scale
-// out"): LLVMFuzzerTestOneInput decodes any byte string into a valid (algorithm, schedule,
-// input) triple — the same generators and the same check as a `halo fuzz` campaign — so
-// halo can run on existing distributed fuzzing infrastructure (ClusterFuzz, OSS-Fuzz
-// style), which supplies the corpus, the scheduling and the crash triage.
+// The libFuzzer-style entry points of `halo fuzz --target self` and `--target halide`
+// (docs/fuzzing.md, "Scale out"): LLVMFuzzerTestOneInput decodes any byte string into a
+// valid (algorithm, schedule, input) triple — the same generators and the same check as a
+// `halo fuzz` campaign — so halo can run on existing distributed fuzzing infrastructure
+// (ClusterFuzz, OSS-Fuzz style), which supplies the corpus, the scheduling and the crash
+// triage. One source, two binaries (HALO_FUZZ_CASES): `halo_fuzz_target` checks halo's own
+// pipeline (the semantics generator, check_self); `halo_fuzz_halide` checks a Halide
+// compiler (the Halide generator, check_halide_case), the version HALO_FUZZ_HALIDE names
+// (a major, e.g. 14) or else the newest one built.
 //
 // Input format (fuzz/case_gen.hpp): bytes 0..31 are the RapidCheck key of the case, byte 32
 // its size; shorter inputs are zero-padded, longer ones cut, so every input is a valid
 // case. A finding aborts with a report on stderr, as libFuzzer expects of a crash; a case
-// stopped by a resource limit is not a finding. `halo fuzz --fuzzer-input FILE --out DIR`
-// turns a crashing input into a minimized .halo file.
+// stopped by a resource limit is not a finding. `halo fuzz --target self|halide@M
+// --fuzzer-input FILE --out DIR` turns a crashing input into a minimized .halo file (and,
+// for Halide, its C++ reproducer).
 //
-// Linked with a fuzzing engine (HALO_FUZZ_ENGINE), the target puts throughput first: an input
-// decoding to a case larger than kFuzzerMaxCaseSize is skipped (returns -1: libFuzzer keeps
-// it out of the corpus) and each case runs under fuzzer_case_limits(), a tenth of a
-// campaign's. The decoding itself is the campaign's, so a crash input replays as the same
-// case with `halo fuzz --fuzzer-input` and with the standalone driver below, which both run
-// every size under the campaign's limits.
+// Linked with a fuzzing engine (HALO_FUZZ_ENGINE), the self target puts throughput first:
+// an input decoding to a case larger than kFuzzerMaxCaseSize is skipped (returns -1:
+// libFuzzer keeps it out of the corpus) and each case runs under fuzzer_case_limits(), a
+// tenth of a campaign's. The Halide target's time is Halide's compilation, whatever the
+// size, so it runs every size; under an engine Halide gets kEngineHalideSeconds per case,
+// below the engine's own per-input timeout, so that a hang is classified by halo. The
+// decoding is the campaign's, so a crash input replays as the same case with `halo fuzz
+// --fuzzer-input` and with the standalone driver below, which both run every size under
+// the campaign's limits.
 //
-// Built with GCC, the target links with standalone_main.cpp, a driver that runs the inputs
+// Built with GCC, the targets link with standalone_main.cpp, a driver that runs the inputs
 // named on its command line (libFuzzer's reproduce mode); with clang and
-// -DHALO_LIBFUZZER=ON it links with libFuzzer itself (-fsanitize=fuzzer).
+// -DHALO_LIBFUZZER=ON they link with libFuzzer itself (-fsanitize=fuzzer).
 #include "fuzz/case_gen.hpp"
 #include "fuzz/targets.hpp"
 #include "semantics/printer.hpp"
+#if HALO_FUZZ_CASES_HALIDE
+#include "fuzz/halide_gen.hpp"
+#include "oracle/targets/halide/fuzz_target.hpp"
+#include "oracle/targets/halide/versions.hpp"
+#endif
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace {
 #ifdef HALO_FUZZ_ENGINE
@@ -34,26 +48,58 @@ constexpr bool kUnderEngine = true;
 #else
 constexpr bool kUnderEngine = false;
 #endif
+#if HALO_FUZZ_CASES_HALIDE
+// Below .ci/fuzz's -timeout=20, so that Halide's hang is its finding, not the engine's timeout.
+constexpr double kEngineHalideSeconds = 15;
+
+halo::halide::HalideOptions halide_options() {
+  using namespace halo::halide;
+  const char* env = std::getenv("HALO_FUZZ_HALIDE");
+  HalideSelection sel = select_halide_versions(env && *env ? std::string("halide@") + env : "halide");
+  if (!sel.error.empty()) {
+    std::fprintf(stderr, "halo_fuzz_halide: %s (HALO_FUZZ_HALIDE=%s)\n", sel.error.c_str(), env ? env : "");
+    std::exit(2);
+  }
+  HalideOptions opt;
+  opt.version = sel.majors.front();
+  if (kUnderEngine) opt.timeout_seconds = kEngineHalideSeconds;
+  return opt;
+}
+
+// The case's check; nothing when the input is skipped (not generated, not run).
+std::optional<halo::fuzz::CaseResult> check_case(const halo::fuzz::CaseSeed& seed, halo::Program& prog) {
+  static const halo::halide::HalideOptions opt = halide_options();
+  prog = halo::fuzz::generate_halide_case(seed, halo::fuzz::HalideGenWeights{}).value();
+  return halo::halide::check_halide_case(prog, halo::fuzz::default_case_limits(), opt);
+}
+#else
 // Sizes above this one cost several times more per case under AddressSanitizer (the
 // generators' limits grow with the size: fuzz/case_gen.cpp, case_config) and reach few
 // features that smaller sizes miss; campaigns (`halo fuzz`) still run every size.
 constexpr int kFuzzerMaxCaseSize = 40;
+
+std::optional<halo::fuzz::CaseResult> check_case(const halo::fuzz::CaseSeed& seed, halo::Program& prog) {
+  if (kUnderEngine && seed.size > kFuzzerMaxCaseSize) return std::nullopt;
+  prog = halo::fuzz::generate_case(seed).value();
+  return halo::fuzz::check_self(prog, kUnderEngine ? halo::fuzz::fuzzer_case_limits() : halo::fuzz::default_case_limits());
+}
+#endif
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace halo;
   fuzz::CaseSeed seed = fuzz::decode_case_bytes(data, size);
-  if (kUnderEngine && seed.size > kFuzzerMaxCaseSize) return -1;
   Program prog;
+  std::optional<fuzz::CaseResult> r;
   try {
-    prog = fuzz::generate_case(seed).value();
-  } catch (const std::exception& e) {
+    r = check_case(seed, prog);
+  } catch (const std::exception& e) {  // the checks catch their own; this is the generator
     std::fprintf(stderr, "halo fuzz target: the case generator failed: %s\n", e.what());
     std::abort();
   }
-  fuzz::CaseResult r = fuzz::check_self(prog, kUnderEngine ? fuzz::fuzzer_case_limits() : fuzz::default_case_limits());
-  if (!r.is_finding()) return 0;
-  std::fprintf(stderr, "halo fuzz target: finding: %s: %s\ncase %s:\n%s", r.kind.c_str(), r.detail.c_str(),
+  if (!r) return -1;  // libFuzzer keeps it out of the corpus
+  if (!r->is_finding()) return 0;
+  std::fprintf(stderr, "halo fuzz target: finding: %s: %s\ncase %s:\n%s", r->kind.c_str(), r->detail.c_str(),
                fuzz::to_hex(fuzz::encode_case_bytes(seed)).c_str(), print_program(prog).c_str());
   std::abort();
 }

@@ -3,8 +3,8 @@
 // command line, or on every file of a named directory — libFuzzer's reproduce mode — so
 // that a corpus or a crash input from a fuzzing cluster replays with a plain build.
 //
-//   halo_fuzz_target FILE|DIR...                 run the inputs (a finding aborts)
-//   halo_fuzz_target --write-corpus DIR N [SEED] write the inputs of the first N cases of
+//   halo_fuzz_NAME FILE|DIR...                 run the inputs (a finding aborts)
+//   halo_fuzz_NAME --write-corpus DIR N [SEED] write the inputs of the first N cases of
 //                                                campaign SEED (default 1): a seed corpus
 #include "fuzz/case_gen.hpp"
 
@@ -23,10 +23,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 
+std::string program = "halo_fuzz_target";  // this binary's name, for messages
+
 int run_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "halo_fuzz_target: cannot read %s\n", p.c_str());
+    std::fprintf(stderr, "%s: cannot read %s\n", program.c_str(), p.c_str());
     return 2;
   }
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -43,7 +45,7 @@ int write_corpus(const std::string& dir, uint64_t n, uint64_t seed) {
     std::ofstream out(fs::path(dir) / ("case-" + std::to_string(seed) + "-" + std::to_string(k)), std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     if (!out) {
-      std::fprintf(stderr, "halo_fuzz_target: cannot write to %s\n", dir.c_str());
+      std::fprintf(stderr, "%s: cannot write to %s\n", program.c_str(), dir.c_str());
       return 2;
     }
   }
@@ -55,13 +57,15 @@ int write_corpus(const std::string& dir, uint64_t n, uint64_t seed) {
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (argc > 0) program = fs::path(argv[0]).filename().string();
+  const char* name = program.c_str();
   if (args.empty()) {
-    std::fprintf(stderr, "usage: halo_fuzz_target FILE|DIR...\n       halo_fuzz_target --write-corpus DIR N [SEED]\n");
+    std::fprintf(stderr, "usage: %s FILE|DIR...\n       %s --write-corpus DIR N [SEED]\n", name, name);
     return 2;
   }
   if (args[0] == "--write-corpus") {
     if (args.size() < 3) {
-      std::fprintf(stderr, "usage: halo_fuzz_target --write-corpus DIR N [SEED]\n");
+      std::fprintf(stderr, "usage: %s --write-corpus DIR N [SEED]\n", name);
       return 2;
     }
     // std::stoull reads "-1" as 2^64 - 1: a sign is refused before it gets there.
@@ -72,7 +76,7 @@ int main(int argc, char** argv) {
     try {
       return write_corpus(args[1], count(args[2]), args.size() > 3 ? count(args[3]) : 1);
     } catch (const std::exception&) {
-      std::fprintf(stderr, "halo_fuzz_target: N and SEED are non-negative integers\n");
+      std::fprintf(stderr, "%s: N and SEED are non-negative integers\n", name);
       return 2;
     }
   }
@@ -93,6 +97,6 @@ int main(int argc, char** argv) {
       ++ran;
     }
   }
-  std::fprintf(stderr, "halo_fuzz_target: %zu input(s), no finding\n", ran);
+  std::fprintf(stderr, "%s: %zu input(s), no finding\n", name, ran);
   return 0;
 }
