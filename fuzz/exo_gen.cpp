@@ -290,8 +290,10 @@ ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed) {
         break;
       case 5:
         if (staged) c.steps.push_back(fmt::format("lift_alloc(p, \"{}_acc\", n_lifts={})", sh.out, pick(rng, 1, 2)));
-        else if (c.family == ExoFamily::GemminiMatmul)
-          c.steps.push_back(fmt::format("lift_alloc(p, \"{}\", n_lifts={})", pick(rng, 0, 1) ? "a" : "b", pick(rng, 1, 2)));
+        else if (c.family == ExoFamily::GemminiMatmul) {
+          int lifts = pick(rng, 1, 2);  // drawn first, as GCC did: argument order is the compiler's
+          c.steps.push_back(fmt::format("lift_alloc(p, \"{}\", n_lifts={})", pick(rng, 0, 1) ? "a" : "b", lifts));
+        }
         break;
       case 6:
         if (c.family != ExoFamily::Map && c.family != ExoFamily::GemminiMatmul)

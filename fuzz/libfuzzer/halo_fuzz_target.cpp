@@ -40,7 +40,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <optional>
+#include <string>
 
 namespace {
 #ifdef HALO_FUZZ_ENGINE
@@ -66,10 +66,12 @@ halo::halide::HalideOptions halide_options() {
   return opt;
 }
 
-// The case's check; nothing when the input is skipped (not generated, not run).
-std::optional<halo::fuzz::CaseResult> check_case(const halo::fuzz::CaseSeed& seed, halo::Program& prog) {
+bool skipped(const halo::fuzz::CaseSeed&) { return false; }
+halo::Program generate(const halo::fuzz::CaseSeed& seed) {
+  return halo::fuzz::generate_halide_case(seed, halo::fuzz::HalideGenWeights{}).value();
+}
+halo::fuzz::CaseResult check(const halo::Program& prog) {
   static const halo::halide::HalideOptions opt = halide_options();
-  prog = halo::fuzz::generate_halide_case(seed, halo::fuzz::HalideGenWeights{}).value();
   return halo::halide::check_halide_case(prog, halo::fuzz::default_case_limits(), opt);
 }
 #else
@@ -78,28 +80,42 @@ std::optional<halo::fuzz::CaseResult> check_case(const halo::fuzz::CaseSeed& see
 // features that smaller sizes miss; campaigns (`halo fuzz`) still run every size.
 constexpr int kFuzzerMaxCaseSize = 40;
 
-std::optional<halo::fuzz::CaseResult> check_case(const halo::fuzz::CaseSeed& seed, halo::Program& prog) {
-  if (kUnderEngine && seed.size > kFuzzerMaxCaseSize) return std::nullopt;
-  prog = halo::fuzz::generate_case(seed).value();
+bool skipped(const halo::fuzz::CaseSeed& seed) { return kUnderEngine && seed.size > kFuzzerMaxCaseSize; }
+halo::Program generate(const halo::fuzz::CaseSeed& seed) { return halo::fuzz::generate_case(seed).value(); }
+halo::fuzz::CaseResult check(const halo::Program& prog) {
   return halo::fuzz::check_self(prog, kUnderEngine ? halo::fuzz::fuzzer_case_limits() : halo::fuzz::default_case_limits());
 }
 #endif
+
+// HALO_FUZZ_PRINT_CASE=1: print each input's case on stdout instead of checking it, so that
+// two builds' decodings can be compared (.ci/fuzz compares clang's with GCC's).
+bool print_only() {
+  static const bool on = [] {
+    const char* env = std::getenv("HALO_FUZZ_PRINT_CASE");
+    return env && *env && std::string(env) != "0";
+  }();
+  return on;
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace halo;
   fuzz::CaseSeed seed = fuzz::decode_case_bytes(data, size);
+  if (!print_only() && skipped(seed)) return -1;  // libFuzzer keeps it out of the corpus
   Program prog;
-  std::optional<fuzz::CaseResult> r;
   try {
-    r = check_case(seed, prog);
-  } catch (const std::exception& e) {  // the checks catch their own; this is the generator
+    prog = generate(seed);
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "halo fuzz target: the case generator failed: %s\n", e.what());
     std::abort();
   }
-  if (!r) return -1;  // libFuzzer keeps it out of the corpus
-  if (!r->is_finding()) return 0;
-  std::fprintf(stderr, "halo fuzz target: finding: %s: %s\ncase %s:\n%s", r->kind.c_str(), r->detail.c_str(),
+  if (print_only()) {
+    std::printf("# case %s\n%s", fuzz::to_hex(fuzz::encode_case_bytes(seed)).c_str(), print_program(prog).c_str());
+    return 0;
+  }
+  fuzz::CaseResult r = check(prog);
+  if (!r.is_finding()) return 0;
+  std::fprintf(stderr, "halo fuzz target: finding: %s: %s\ncase %s:\n%s", r.kind.c_str(), r.detail.c_str(),
                fuzz::to_hex(fuzz::encode_case_bytes(seed)).c_str(), print_program(prog).c_str());
   std::abort();
 }
