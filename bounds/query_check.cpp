@@ -202,49 +202,62 @@ class Checker {
     }
   }
 
-  // The box of a hole tuple under Γ, evaluated now, and its text for messages.
-  std::vector<std::pair<Value, Value>> hole_box(const HoleRef& h, std::string& text) {
+  // The box of a hole tuple under Γ, evaluated now.
+  std::vector<std::pair<Value, Value>> hole_box(const HoleRef& h) {
     std::vector<std::pair<Value, Value>> box;
-    std::vector<std::string> parts;
     for (size_t d = 0; d < h.vars.size(); ++d) {
-      Value mn = hole_value(h.min_hole(d)), ln = hole_value(h.len_hole(d));
-      parts.push_back(fmt::format("{} = {} = {}, {} = {} = {}", h.min_hole(d).to_string(),
-                                  print_expr(find_filling(h.min_hole(d))->second), mn.to_string(), h.len_hole(d).to_string(),
-                                  print_expr(find_filling(h.len_hole(d))->second), ln.to_string()));
-      box.emplace_back(std::move(mn), std::move(ln));
+      Value mn = hole_value(h.min_hole(d));
+      box.emplace_back(std::move(mn), hole_value(h.len_hole(d)));
     }
-    text = fmt::format("{} is {}", h.to_string(), fmt::join(parts, "; "));
     return box;
   }
 
+  // That box in words: each hole with its filling and value.
+  std::string hole_box_text(const HoleRef& h, const std::vector<std::pair<Value, Value>>& box) const {
+    std::vector<std::string> parts;
+    for (size_t d = 0; d < h.vars.size(); ++d)
+      parts.push_back(fmt::format("{} = {} = {}, {} = {} = {}", h.min_hole(d).to_string(),
+                                  print_expr(find_filling(h.min_hole(d))->second), box[d].first.to_string(),
+                                  h.len_hole(d).to_string(), print_expr(find_filling(h.len_hole(d))->second),
+                                  box[d].second.to_string()));
+    return fmt::format("{} is {}", h.to_string(), fmt::join(parts, "; "));
+  }
+
+  // Only a false or undefined truth carries its detail, written when it is reported:
+  // most memberships hold, and printing the fillings of every one cost half of a fuzz
+  // case's time.
   Truth truth(const Query& q) {
     Truth r;
-    std::string htext;
-    auto hbox = hole_box(q->hole, htext);
+    auto hbox = hole_box(q->hole);
     std::vector<std::pair<Value, Value>> box;  // the point as a box of length-1 intervals
-    std::string what;
-    if (q->kind == QueryKind::Member) {
-      Point p;
-      for (const auto& e : q->point) p.push_back(eval(e));
-      for (const auto& v : p) box.emplace_back(v, Value(int64_t(1)));
-      what = fmt::format("the point {} of {}", values_text(p), q->hole.func);
-    } else {
+    if (q->kind == QueryKind::Member)
+      for (const auto& e : q->point) box.emplace_back(eval(e), Value(int64_t(1)));
+    else
+      for (const auto& [mn, ln] : q->box) {
+        Value m = eval(mn);
+        box.emplace_back(std::move(m), eval(ln));
+      }
+    auto detail = [&] {
       Point flat;
-      for (const auto& [mn, ln] : q->box) box.emplace_back(eval(mn), eval(ln)), flat.push_back(box.back().first),
-          flat.push_back(box.back().second);
-      what = fmt::format("the box (min, len per dimension) {}", values_text(flat));
-    }
-    r.detail = fmt::format("{}; {}; {}", what, htext, env_text());
+      for (const auto& [mn, ln] : box) {
+        flat.push_back(mn);
+        if (q->kind != QueryKind::Member) flat.push_back(ln);
+      }
+      std::string what = q->kind == QueryKind::Member
+                             ? fmt::format("the point {} of {}", values_text(flat), q->hole.func)
+                             : fmt::format("the box (min, len per dimension) {}", values_text(flat));
+      return fmt::format("{}; {}; {}", what, hole_box_text(q->hole, hbox), env_text());
+    };
     if (box.size() != hbox.size()) {
       r.undefined = true;
-      r.detail = fmt::format("{} dimensions against {} in the hole tuple; {}", box.size(), hbox.size(), r.detail);
+      r.detail = fmt::format("{} dimensions against {} in the hole tuple; {}", box.size(), hbox.size(), detail());
       return r;
     }
     for (size_t d = 0; d < box.size(); ++d)
       for (const Value* v : {&box[d].first, &box[d].second, &hbox[d].first, &hbox[d].second})
         if (v->is_error()) {
           r.undefined = true;
-          r.detail = "an error value where an integer is needed: " + r.detail;
+          r.detail = "an error value where an integer is needed: " + detail();
           return r;
         }
     // An empty box is covered by anything.
@@ -255,7 +268,7 @@ class Checker {
       const auto& [hm, hl] = hbox[d];
       if (!holds(Op::Le, hm, bm) || !holds(Op::Le, add(bm, bl), add(hm, hl))) {
         r.value = false;
-        r.detail = fmt::format("dimension {} ({}) is outside: {}", d, q->hole.vars[d], r.detail);
+        r.detail = fmt::format("dimension {} ({}) is outside: {}", d, q->hole.vars[d], detail());
         return r;
       }
     }

@@ -20,39 +20,40 @@ struct Linear {
   std::map<std::string, std::pair<Expr, Value>> terms;
 };
 
-void add_into(Linear& acc, const Linear& x, const Value& scale) {
-  acc.constant = add(acc.constant, mul(x.constant, scale));
-  for (const auto& [key, tc] : x.terms) {
-    auto [it, fresh] = acc.terms.try_emplace(key, tc.first, Value(int64_t{0}));
-    it->second.second = add(it->second.second, mul(tc.second, scale));
-  }
-}
-
 bool is_int_const(const Expr& e) { return e->kind == ExprKind::Const && as<ConstNode>(e).value.is_int(); }
 
-// The linear form of a (simplified) expression: walks +, -, unary - and products by a
-// constant; everything else is an opaque term.
-Linear linearize(const Expr& e) {
-  Linear out;
+// acc += scale * e, in linear form: walks +, -, unary - and products by a constant;
+// everything else is an opaque term. One map for the whole walk (a term keeps the first
+// expression met for its key, left to right).
+void linearize_into(Linear& acc, const Expr& e, const Value& scale) {
   if (is_int_const(e)) {
-    out.constant = as<ConstNode>(e).value;
-    return out;
+    acc.constant = add(acc.constant, mul(as<ConstNode>(e).value, scale));
+    return;
   }
   if (e->kind == ExprKind::Op) {
     const auto& n = as<OpNode>(e);
-    const Value one(int64_t{1}), minus_one(int64_t{-1});
     switch (n.op) {
-      case Op::Add: add_into(out, linearize(n.args[0]), one); add_into(out, linearize(n.args[1]), one); return out;
-      case Op::Sub: add_into(out, linearize(n.args[0]), one); add_into(out, linearize(n.args[1]), minus_one); return out;
-      case Op::Neg: add_into(out, linearize(n.args[0]), minus_one); return out;
+      case Op::Add: linearize_into(acc, n.args[0], scale); linearize_into(acc, n.args[1], scale); return;
+      case Op::Sub:
+        linearize_into(acc, n.args[0], scale);
+        linearize_into(acc, n.args[1], sub(Value(int64_t{0}), scale));
+        return;
+      case Op::Neg: linearize_into(acc, n.args[0], sub(Value(int64_t{0}), scale)); return;
       case Op::Mul:
-        if (is_int_const(n.args[0])) { add_into(out, linearize(n.args[1]), as<ConstNode>(n.args[0]).value); return out; }
-        if (is_int_const(n.args[1])) { add_into(out, linearize(n.args[0]), as<ConstNode>(n.args[1]).value); return out; }
+        if (is_int_const(n.args[0])) { linearize_into(acc, n.args[1], mul(scale, as<ConstNode>(n.args[0]).value)); return; }
+        if (is_int_const(n.args[1])) { linearize_into(acc, n.args[0], mul(scale, as<ConstNode>(n.args[1]).value)); return; }
         break;
       default: break;
     }
   }
-  out.terms.emplace(print_expr(e), std::make_pair(e, Value(int64_t{1})));
+  auto [it, fresh] = acc.terms.try_emplace(print_expr(e), e, Value(int64_t{0}));
+  it->second.second = add(it->second.second, scale);
+}
+
+// The linear form of a (simplified) expression.
+Linear linearize(const Expr& e) {
+  Linear out;
+  linearize_into(out, e, Value(int64_t{1}));
   return out;
 }
 
@@ -81,7 +82,7 @@ Expr rebuild(const Linear& l) {
 // b - a when it is a constant.
 std::optional<Value> constant_difference(const Expr& a, const Expr& b) {
   Linear d = linearize(b);
-  add_into(d, linearize(a), Value(int64_t{-1}));
+  linearize_into(d, a, Value(int64_t{-1}));
   for (const auto& [key, tc] : d.terms)
     if (!tc.second.is_zero()) return std::nullopt;
   return d.constant;
