@@ -35,32 +35,87 @@ Precedence precedence_of(const Expr& e) {
 
 bool is_op(const Expr& e, Op op) { return e->kind == ExprKind::Op && as<OpNode>(e).op == op; }
 
-std::string print_operand(const Expr& e, bool parenthesise) {
-  return parenthesise ? fmt::format("({})", print_expr(e)) : print_expr(e);
-}
-
 std::string print_const(const Value& v) {
   if (v.is_int() && v.sign() < 0) return fmt::format("({})", v.to_string());
   return v.to_string();  // error values print as err_rdom / err_mem, which do not parse back
 }
 
-std::string print_op(const OpNode& n) {
+// Expressions are written into one string, not built from the strings of their operands:
+// the simplifier keys terms by their text (bounds/simplify.cpp), and a string per node was
+// most of a fuzz case's allocations.
+void write_expr(std::string& out, const Expr& e);
+
+void write_args(std::string& out, const std::vector<Expr>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i) out += ", ";
+    write_expr(out, args[i]);
+  }
+}
+
+void write_operand(std::string& out, const Expr& e, bool parenthesise) {
+  if (parenthesise) out += '(';
+  write_expr(out, e);
+  if (parenthesise) out += ')';
+}
+
+void write_op(std::string& out, const OpNode& n) {
   // The sugar as written (ast.hpp, OpSugar): clamp = max(min(e, hi), lo), abs = max(e, -e).
   if (n.sugar == OpSugar::Clamp && is_op(n.args[0], Op::Min)) {
     const auto& inner = as<OpNode>(n.args[0]);
-    return fmt::format("clamp({}, {}, {})", print_expr(inner.args[0]), print_expr(n.args[1]), print_expr(inner.args[1]));
+    out += "clamp(";
+    write_args(out, {inner.args[0], n.args[1], inner.args[1]});
+    out += ')';
+    return;
   }
-  if (n.sugar == OpSugar::Abs) return fmt::format("abs({})", print_expr(n.args[0]));
-  if (is_builtin(n.op)) return fmt::format("{}({})", op_name(n.op), join(n.args, print_expr));
+  if (n.sugar == OpSugar::Abs) {
+    out += "abs(";
+    write_expr(out, n.args[0]);
+    out += ')';
+    return;
+  }
+  if (is_builtin(n.op)) {
+    out += op_name(n.op);
+    out += '(';
+    write_args(out, n.args);
+    out += ')';
+    return;
+  }
   Precedence p = precedence(n.op);
   if (n.args.size() == 1) {
-    // `- -x`, not `--x`: two minus signs never touch.
-    const char* gap = n.op == Op::Neg && is_op(n.args[0], Op::Neg) ? " " : "";
-    return fmt::format("{}{}{}", op_name(n.op), gap, print_operand(n.args[0], precedence_of(n.args[0]) < p));
+    out += op_name(n.op);
+    if (n.op == Op::Neg && is_op(n.args[0], Op::Neg)) out += ' ';  // `- -x`, not `--x`
+    write_operand(out, n.args[0], precedence_of(n.args[0]) < p);
+    return;
   }
   // Left-associative: an equally binding operator needs parentheses only on the right.
-  return fmt::format("{} {} {}", print_operand(n.args[0], precedence_of(n.args[0]) < p), op_name(n.op),
-                     print_operand(n.args[1], precedence_of(n.args[1]) <= p));
+  write_operand(out, n.args[0], precedence_of(n.args[0]) < p);
+  out += ' ';
+  out += op_name(n.op);
+  out += ' ';
+  write_operand(out, n.args[1], precedence_of(n.args[1]) <= p);
+}
+
+void write_expr(std::string& out, const Expr& e) {
+  tick_command_budget();  // report rendering answers to --timeout like every phase
+  switch (e->kind) {
+    case ExprKind::Const: out += print_const(as<ConstNode>(e).value); return;
+    case ExprKind::Var: out += as<VarNode>(e).name; return;
+    case ExprKind::Call: {
+      const auto& c = as<CallNode>(e);
+      out += c.func;
+      // f^(stage, spec)[...]: a target-language buffer access with its label (§2.6).
+      if (c.label.labelled())
+        out += fmt::format("^({}, {})", c.label.stage,
+                           c.label.spec == FuncLabel::kShared ? std::string("*") : std::to_string(c.label.spec));
+      out += '[';
+      write_args(out, c.args);
+      out += ']';
+      return;
+    }
+    case ExprKind::Op: write_op(out, as<OpNode>(e)); return;
+    case ExprKind::Hole: out += as<HoleNode>(e).label.to_string(); return;
+  }
+  out += '?';
 }
 
 std::string print_interval(const Value& min, const Value& len) {
@@ -113,21 +168,9 @@ std::string print_realization(const Realization& r) {
 }
 
 std::string print_expr(const Expr& e) {
-  tick_command_budget();  // report rendering answers to --timeout like every phase
-  switch (e->kind) {
-    case ExprKind::Const: return print_const(as<ConstNode>(e).value);
-    case ExprKind::Var: return as<VarNode>(e).name;
-    case ExprKind::Call: {
-      const auto& c = as<CallNode>(e);
-      if (!c.label.labelled()) return fmt::format("{}[{}]", c.func, join(c.args, print_expr));
-      // f^(stage, spec)[...]: a target-language buffer access with its label (§2.6).
-      std::string spec = c.label.spec == FuncLabel::kShared ? "*" : std::to_string(c.label.spec);
-      return fmt::format("{}^({}, {})[{}]", c.func, c.label.stage, spec, join(c.args, print_expr));
-    }
-    case ExprKind::Op: return print_op(as<OpNode>(e));
-    case ExprKind::Hole: return as<HoleNode>(e).label.to_string();
-  }
-  return "?";
+  std::string out;
+  write_expr(out, e);
+  return out;
 }
 
 std::string print_loop_name(const LoopName& l) {
