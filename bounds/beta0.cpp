@@ -266,16 +266,16 @@ class Beta0 {
         for (const Query& k : q->kids) run(k);
         return;
       case QueryKind::Forall: {  // β0(∀v ∈ I : b, Γ) = β0(b, Γ[v ↦ I])
-        if (!q->min || !q->len) binders_.push_back({Binder::Kind::Anything, q->var, nullptr, nullptr});
-        else binders_.push_back({Binder::Kind::Range, q->var, determined(q->min), determined(q->len)});
+        if (!q->min || !q->len) push_binder({Binder::Kind::Anything, q->var, nullptr, nullptr});
+        else push_binder({Binder::Kind::Range, q->var, determined(q->min), determined(q->len)});
         for (const Query& k : q->kids) run(k);
-        binders_.pop_back();
+        pop_binder();
         return;
       }
       case QueryKind::Let:  // β0(let v = e in b, Γ) = β0(b, Γ[v ↦ I(e, Γ)])
-        binders_.push_back({Binder::Kind::Def, q->var, determined(q->expr), nullptr});
+        push_binder({Binder::Kind::Def, q->var, determined(q->expr), nullptr});
         for (const Query& k : q->kids) run(k);
-        binders_.pop_back();
+        pop_binder();
         return;
       case QueryKind::Member: {  // β0(ē ∈ ?ℓ, Γ) = Γ[?ℓ ↦ Γ(?ℓ) ∪ I(ē, Γ)]
         std::vector<Expr> guard;
@@ -336,11 +336,20 @@ class Beta0 {
   // is a symbolic point), any other gets its range, computed over the binders outside it.
   // `guard` receives the atoms under which every such range can be non-empty; guard_ok_
   // is false when one of them is empty whatever the variables of h's scope are.
-  IntervalEnv env_for(const HoleRef& h, std::vector<Expr>* guard = nullptr) {
+  IntervalEnv env_for(const HoleRef& h, std::vector<Expr>* guard) {
+    const std::vector<std::string>* scope = scope_of(h);
+    // Γ changes only when a binder is pushed or popped, and the memberships of one
+    // statement share their binders and scope: Γ is computed once for all of them.
+    auto cached = env_cache_.find(scope);
+    if (cached != env_cache_.end() && cached->second.binders_version == binders_version_) {
+      guard->insert(guard->end(), cached->second.guard.begin(), cached->second.guard.end());
+      guard_ok_ = cached->second.guard_ok;
+      return cached->second.env;
+    }
     IntervalEnv env;
     env.rules = &rules_;
     guard_ok_ = true;
-    const std::vector<std::string>* scope = scope_of(h);
+    size_t first_atom = guard->size();
     for (const Binder& b : binders_) {
       bool in_scope = scope && std::find(scope->begin(), scope->end(), b.var) != scope->end();
       if (in_scope) { env.vars.erase(b.var); continue; }
@@ -348,17 +357,26 @@ class Beta0 {
         case Binder::Kind::Anything: env.vars[b.var] = SymInterval::everything(); break;
         case Binder::Kind::Def: env.vars[b.var] = interval_of(b.a, env); break;
         case Binder::Kind::Range: {
-          if (guard) {
-            auto atoms = nonempty_atoms(b.b, env);
-            if (!atoms) guard_ok_ = false;
-            else guard->insert(guard->end(), atoms->begin(), atoms->end());
-          }
+          auto atoms = nonempty_atoms(b.b, env);
+          if (!atoms) guard_ok_ = false;
+          else guard->insert(guard->end(), atoms->begin(), atoms->end());
           env.vars[b.var] = range(b.a, strip_guard(b.b), env);
           break;
         }
       }
     }
+    env_cache_[scope] = EnvCache{binders_version_, env,
+                                 std::vector<Expr>(guard->begin() + std::ptrdiff_t(first_atom), guard->end()), guard_ok_};
     return env;
+  }
+
+  void push_binder(Binder b) {
+    binders_.push_back(std::move(b));
+    ++binders_version_;
+  }
+  void pop_binder() {
+    binders_.pop_back();
+    ++binders_version_;
   }
 
   // An expression with every determined hole replaced by its inferred value: I(?ℓ, Γ)
@@ -430,6 +448,14 @@ class Beta0 {
   IntervalRules rules_;
   std::unique_ptr<FuncValueBounds> func_values_;
   std::vector<Binder> binders_;
+  uint64_t binders_version_ = 0;  // bumped by every push and pop of binders_
+  struct EnvCache {
+    uint64_t binders_version;
+    IntervalEnv env;
+    std::vector<Expr> guard;
+    bool guard_ok;
+  };
+  std::map<const std::vector<std::string>*, EnvCache> env_cache_;  // env_for's last answer per scope
   std::set<std::string> frozen_;
 };
 
