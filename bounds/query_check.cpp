@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <span>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -317,10 +318,12 @@ class Checker {
         in_hole_ = false;
         throw InputError(Diagnostic{t_.file, e->loc, "variable '" + name + "' is not bound here"});
       }
-      case ExprKind::Op: {
-        std::vector<Value> args;
-        for (const auto& a : as<OpNode>(e).args) args.push_back(eval(a));
-        return apply_op(as<OpNode>(e).op, args);
+      case ExprKind::Op: {  // at most three operands (select): no allocation per operator
+        const auto& n = as<OpNode>(e);
+        std::array<Value, 3> args;
+        size_t k = 0;
+        for (const auto& a : n.args) args.at(k++) = eval(a);
+        return apply_op(n.op, std::span<const Value>(args.data(), k));
       }
       case ExprKind::Call: {  // READ, on the buffers as the run has filled them so far
         const auto& n = as<CallNode>(e);
