@@ -49,8 +49,9 @@ Proc shell(const std::string& command) {
 using test::CliResult;
 CliResult run(std::vector<std::string> args) { return test::run_halo(std::move(args)); }
 
+// Per process: two test runs at once (a Release and a sanitizer build) must not share one.
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / name;
+  fs::path d = fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   return d;
 }
@@ -185,7 +186,7 @@ TEST_CASE("campaign: --shard i/n splits a campaign into exactly its cases", "[fu
 
 TEST_CASE("campaign: Ctrl-C stops a campaign cleanly and keeps its findings", "[fuzz][campaign]") {
   fs::path dir = fresh_dir("halo_test_interrupt");
-  fs::path out = fs::temp_directory_path() / "halo_test_interrupt.json";
+  fs::path out = fresh_dir("halo_test_interrupt.json");
   pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -268,7 +269,7 @@ TEST_CASE("comply: the weak and the unsound example engines are caught with mini
 
 TEST_CASE("beta0-engine: answers a query document with β0's substitution, and rejects other input", "[fuzz][engine]") {
   // The document halo sends, from `halo oracle --engine` with an engine that saves it.
-  fs::path doc = fs::temp_directory_path() / "halo_test_query_doc.json";
+  fs::path doc = fresh_dir("halo_test_query_doc.json");
   std::string example = kSource + "/examples/thesis_2_2.halo";
   run({"oracle", example, "--engine", "cat > " + doc.string() + "; echo '{\"fail\": \"x\"}'"});
   REQUIRE(fs::exists(doc));
@@ -278,7 +279,7 @@ TEST_CASE("beta0-engine: answers a query document with β0's substitution, and r
   CHECK(answer["holes"]["?mem<g, x>.len"] == "select(x_len > 0, x_len + 1, 0)");
   // One hole per line, for line-oriented tools.
   CHECK(size_t(std::count(r.out.begin(), r.out.end(), '\n')) >= answer["holes"].size() + 2);
-  fs::path bad = fs::temp_directory_path() / "halo_test_not_a_doc.json";
+  fs::path bad = fresh_dir("halo_test_not_a_doc.json");
   std::ofstream(bad) << "{\"holes\": []}";
   CliResult e = run({"beta0-engine", bad.string()});
   CHECK(e.status == 2);
