@@ -1,12 +1,14 @@
 // Halide's scheduling vocabulary expanded into fig. 2.11's directives (schedule_vocabulary.hpp).
 #include "semantics/schedule_vocabulary.hpp"
 
+#include "semantics/command_budget.hpp"
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace halo {
@@ -131,6 +133,7 @@ class Expander {
   std::vector<Directive> out_;
 
   void emit(Directive d) {
+    tick_command_budget();  // a vocabulary call expands to many directives: --timeout holds
     model_.apply(d);
     out_.push_back(std::move(d));
   }
@@ -198,6 +201,15 @@ class Expander {
         fail(file_, c.loc, fmt::format("{}: the loop '{}' is named twice", c.word, innermost_first[k]));
     }
     std::vector<std::string>& ls = *model_.loops(c.func.text, spec, stage);
+    // The sort below tells loops apart by name, and the model swaps a name's first loop:
+    // with two loops of one name (a func declaring a variable twice, which validity
+    // rejects later, Def. 2.10) it would swap forever.
+    std::set<std::string> seen;
+    for (const std::string& v : ls)
+      if (!seen.insert(v).second)
+        fail(file_, c.loc,
+             fmt::format("{}: stage <{}, {}, {}> has two loops named '{}'; loop names must be unique (Def. 2.10)",
+                         c.word, c.func.text, spec, stage, v));
     std::vector<size_t> places;
     for (size_t k = 0; k < ls.size(); ++k)
       if (std::find(innermost_first.begin(), innermost_first.end(), ls[k]) != innermost_first.end()) places.push_back(k);

@@ -180,6 +180,27 @@ TEST_CASE("vocabulary: errors name the call and the loops that exist", "[vocabul
                 "unroll names the stage (f or <f, j, i>) and then the loop: unroll(<out, 0, 0>, x, ...)");
 }
 
+// Found by libFuzzer (halo_fuzz_halo, 8 million executions in): a func declaring a
+// variable twice between the two it tiles made reorder's swaps never end, and `halo check`
+// grew past 14 GB, ignoring --timeout. Validity rejects the func (Def. 2.10), but the
+// vocabulary expands while parsing, before validity runs.
+TEST_CASE("vocabulary: a stage with two loops of one name is an error, not an endless reorder", "[vocabulary][errors]") {
+  auto parse = [](const std::string& s) { return parse_program(s, "f.halo"); };
+  const std::string src =
+      "pipeline g() {\n  fun g(x, b, b, y) = { x + y }\n}\n\nschedule {\n  tile(g, x, y, xo, yo, xi, yi, 8, 4);\n}\n\n"
+      "realize () over (0, 2), (0, 2), (0, 2), (0, 2)\n";
+  require_error(parse, src, "f.halo", "6:3", "tile: stage <g, 0, 0> has two loops named 'b'; loop names must be unique");
+  // The same reorder without the duplicate sorts as usual.
+  std::string fine = src;
+  fine.replace(fine.find("x, b, b, y"), 10, "x, b, c, y");
+  Program p = parse_program(fine, "f.halo");
+  CHECK(validate_program(p).empty());
+  CHECK(std::count_if(p.schedule->begin(), p.schedule->end(),
+                      [](const Directive& d) { return d.kind == DirectiveKind::Split; }) == 2);
+  CHECK(std::count_if(p.schedule->begin(), p.schedule->end(),
+                      [](const Directive& d) { return d.kind == DirectiveKind::Swap; }) > 0);
+}
+
 TEST_CASE("vocabulary: the loop model is the nest lowering builds, for every stage of the examples", "[vocabulary]") {
   namespace fs = std::filesystem;
   int stages = 0;

@@ -110,6 +110,10 @@ def rows(halo, d):
     r.append(Row("explain-int64-window", "explain on the window (9223372036854775806, 2)",
                  [halo, "explain", THESIS, "--window", "9223372036854775806,2", "-o", os.path.join(d, "w.html"),
                   "--timeout", "10"], {0, 1, 3}, 10))
+    dup = write(d, "dup.halo", "pipeline g() {\n  fun g(x, b, b, y) = { x + y }\n}\nschedule {\n"
+                "  tile(g, x, y, xo, yo, xi, yi, 8, 4);\n}\nrealize () over (0, 2), (0, 2), (0, 2), (0, 2)\n")
+    r.append(Row("tile-duplicate-loop", "(found by libFuzzer) tile over a func declaring a variable twice, --timeout 5",
+                 [halo, "check", dup, "--timeout", "5"], {2}, 5))
     squares = write(d, "squares.halo", program("2" + "".join(";\n    (x) <- f[x] * f[x]" for _ in range(64)),
                                                 "realize () over (0, 1)"))
     r.append(Row("bigint-64-squarings", "64 squarings of 2 under --timeout 10",
