@@ -157,7 +157,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
   if (!opts.out_dir.empty()) {
     std::error_code ec;
     fs::create_directories(opts.out_dir, ec);
-    if (ec || !fs::is_directory(opts.out_dir))
+    if (ec || !fs::is_directory(opts.out_dir, ec))
       throw InputError(Diagnostic{opts.out_dir, {}, "cannot create the output directory: " + ec.message()});
   }
   CampaignSummary s;

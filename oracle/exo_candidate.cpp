@@ -67,9 +67,10 @@ ExoPaths exo_paths() {
 
 std::string exo_unavailable_reason() {
   ExoPaths p = exo_paths();
-  if (p.python.empty() || !fs::exists(p.python))
+  std::error_code ec;  // the paths may come from the environment: never an exception
+  if (p.python.empty() || !fs::exists(p.python, ec))
     return fmt::format("exo-lang is not installed: no Python interpreter at '{}'; {}", p.python, kInstallHint);
-  if (p.helper.empty() || !fs::exists(p.helper))
+  if (p.helper.empty() || !fs::exists(p.helper, ec))
     return fmt::format("the Exo helper '{}' is missing (set $HALO_EXO_HELPER)", p.helper);
   ProcessLimits lim;
   lim.wall_seconds = 60;
@@ -83,7 +84,8 @@ ExoCompileResult compile_exo_proc(const std::string& script, const std::string& 
                                   double timeout_seconds) {
   ExoCompileResult res;
   ExoPaths p = exo_paths();
-  if (p.python.empty() || !fs::exists(p.python)) {
+  std::error_code ec;
+  if (p.python.empty() || !fs::exists(p.python, ec)) {
     res.status = ExoCompileResult::Status::Unavailable;
     res.message = fmt::format("exo-lang is not installed: no Python interpreter at '{}'; {}", p.python, kInstallHint);
     return res;
@@ -221,8 +223,9 @@ nlohmann::json exo_kernel_manifest(const nlohmann::json& signature, const std::s
 
 ExoKernelReport check_exo_kernel(const std::string& script, const std::string& proc, const ExoBinding& binding,
                                  const KernelOptions& options) {
-  if (!fs::exists(script)) bad(script, "cannot read file");
-  if (!fs::exists(binding.spec)) bad(binding.spec, "cannot read file");
+  std::error_code ec;  // error_code overloads: a name too long is unreadable, not an exception
+  if (!fs::exists(script, ec)) bad(script, "cannot read file");
+  if (!fs::exists(binding.spec, ec)) bad(binding.spec, "cannot read file");
   WorkDir dir("halo-exo");
   dir.keep = options.keep;
   ExoCompileResult c = compile_exo_proc(fs::absolute(script).string(), proc, dir.path, options.timeout_seconds);

@@ -242,7 +242,8 @@ class ManifestReader {
       if (!v->is_string()) error("/spec", "\"spec\" is the path of a .halo file");
       else {
         m.spec = resolve(m.dir, v->get<std::string>());
-        if (!fs::is_regular_file(m.spec)) error("/spec", fmt::format("no such file: {}", m.spec));
+        std::error_code ec;  // a name too long for the system is "no such file" too, not an exception
+        if (!fs::is_regular_file(m.spec, ec)) error("/spec", fmt::format("no such file: {}", m.spec));
       }
     }
     if (auto* v = field("", root_, "params", false)) {
@@ -313,7 +314,8 @@ class ManifestReader {
         continue;
       }
       std::string r = resolve(dir, (*v)[i].get<std::string>());
-      if (dirs ? !fs::is_directory(r) : !fs::is_regular_file(r))
+      std::error_code ec;
+      if (dirs ? !fs::is_directory(r, ec) : !fs::is_regular_file(r, ec))
         error(p, fmt::format("no such {}: {}", dirs ? "directory" : "file", r));
       out.push_back(r);
     }

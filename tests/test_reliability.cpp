@@ -154,6 +154,18 @@ TEST_CASE("reliability: numbers out of range and bad UTF-8 in JSON input are loc
   std::string q = s.write("q.json", R"({"program": 1e400})");
   CHECK(run({"beta0-engine", q}).status == 2);
   CHECK_THROWS_AS(parse_kernel_manifest_text(R"({"platform": "c", "x": 1e400})", "m.json"), InputError);
+  // A path longer than the system's limit (found by libFuzzer in halo_fuzz_manifest: the
+  // filesystem call threw, an internal error) is a file that does not exist.
+  const std::string long_name(5000, 'g');
+  for (const std::string& key : {"spec", "sources"}) {
+    std::string value = key == std::string("spec") ? "\"" + long_name + "\"" : "[\"" + long_name + "\"]";
+    try {
+      parse_kernel_manifest_text(R"({"platform": "c", ")" + key + "\": " + value + "}", "m.json");
+      FAIL("a manifest naming a path of 5000 characters was accepted");
+    } catch (const InputError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("no such file"));
+    }
+  }
   // Nesting beyond the limit is refused before anything recurses over it.
   std::string deep = std::string(200000, '[') + std::string(200000, ']');
   CHECK(json_nesting_depth(deep) == 200000);
