@@ -155,6 +155,10 @@ def rows(halo, d):
     big = write(d, "big.json", '{"comment": [' + ",\n".join(str(i) for i in range(40000)) + '], "platform": 7}')
     r.append(Row("manifest-300kb", "a 300 KB kernel manifest (its location scan)",
                  [halo, "kernel", big], {2}, 1))
+    long_path = write(d, "long.json", '{"platform": "c", "sources": ["k.c"], "function": "k", "spec": "' +
+                      "g" * 5000 + '", "args": []}')
+    r.append(Row("manifest-long-path", "(found by libFuzzer) a kernel manifest naming a 5000-character spec path",
+                 [halo, "kernel", long_path], {2}, 1, expect="no such file"))
     os.makedirs(os.path.join(d, "adir"), exist_ok=True)
     for cmd in ("check", "bounds", "run"):
         r.append(Row("directory-" + cmd, "a directory as FILE of halo " + cmd,
