@@ -230,6 +230,12 @@ class Checker {
   Truth truth(const Query& q) {
     Truth r;
     auto hbox = hole_box(q->hole);
+    struct RunSpec {  // the target's specialization while the box's holes are read
+      int64_t& slot;
+      int64_t saved;
+      ~RunSpec() { slot = saved; }
+    } run_spec{run_spec_, run_spec_};
+    if (q->hole.spec != FuncLabel::kShared) run_spec_ = q->hole.spec;
     std::vector<std::pair<Value, Value>> box;  // the point as a box of length-1 intervals
     if (q->kind == QueryKind::Member)
       for (const auto& e : q->point) box.emplace_back(eval(e), Value(int64_t(1)));
@@ -283,10 +289,20 @@ class Checker {
   // the window, the stage covers). Unless Γ says otherwise, such a hole takes the value of
   // the same hole of the previous stage, same specialization first: the stage computes
   // wherever its predecessor did along that dimension. Brute-force completions rely on this.
+  // The last stage's holes are shared by the specializations (spec *): its predecessor is
+  // the stage of the specialization that ran, which a stage-coverage conjunct names as its
+  // target (`[...?cpu<f, *, 1>...] ∈ ?cpu<f, 2, 0>` inside specialization 2's branch):
+  // that one first (run_spec_), not whichever specialization the filling lists first.
   HoleFilling::const_iterator find_filling(HoleLabel h) const {
     auto it = g_.find(h);
     while (it == g_.end() && h.kind == HoleKind::Cpu && h.stage > 0 && !in_program_.count(h)) {
       --h.stage;
+      if (h.spec == FuncLabel::kShared && run_spec_ != FuncLabel::kNone) {
+        HoleLabel ran = h;
+        ran.spec = run_spec_;
+        it = g_.find(ran);
+        if (it != g_.end()) break;
+      }
       it = g_.find(h);
       for (auto k = g_.begin(); it == g_.end() && k != g_.end(); ++k) {
         const HoleLabel& c = k->first;
@@ -353,6 +369,7 @@ class Checker {
   std::map<std::pair<const StmtNode*, std::map<std::string, int64_t>>, Query> local_;
   std::set<HoleLabel> in_program_;  // the holes T contains
   bool in_hole_ = false;
+  int64_t run_spec_ = FuncLabel::kNone;  // see find_filling
 };
 
 }  // namespace
