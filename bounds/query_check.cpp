@@ -126,6 +126,7 @@ class Checker {
         if (!copy) return exec(as<LabelStmt>(s).body);
         auto saved = copies_;
         copies_[copy->first] = copy->second;
+        ran_copy_[copy->first] = copy->second;
         exec(as<LabelStmt>(s).body);
         copies_ = std::move(saved);
         return;
@@ -142,6 +143,9 @@ class Checker {
     return it->second;
   }
   std::map<std::string, int64_t> copies_;
+  // Each func's specialization copy that ran last (kept after it ends: the window conjunct
+  // and later readers look at the copy that computed the func).
+  std::map<std::string, int64_t> ran_copy_;
 
   // ---------------------------------------------------------------- the query
 
@@ -230,12 +234,6 @@ class Checker {
   Truth truth(const Query& q) {
     Truth r;
     auto hbox = hole_box(q->hole);
-    struct RunSpec {  // the target's specialization while the box's holes are read
-      int64_t& slot;
-      int64_t saved;
-      ~RunSpec() { slot = saved; }
-    } run_spec{run_spec_, run_spec_};
-    if (q->hole.spec != FuncLabel::kShared) run_spec_ = q->hole.spec;
     std::vector<std::pair<Value, Value>> box;  // the point as a box of length-1 intervals
     if (q->kind == QueryKind::Member)
       for (const auto& e : q->point) box.emplace_back(eval(e), Value(int64_t(1)));
@@ -290,17 +288,16 @@ class Checker {
   // the same hole of the previous stage, same specialization first: the stage computes
   // wherever its predecessor did along that dimension. Brute-force completions rely on this.
   // The last stage's holes are shared by the specializations (spec *): its predecessor is
-  // the stage of the specialization that ran, which a stage-coverage conjunct names as its
-  // target (`[...?cpu<f, *, 1>...] ∈ ?cpu<f, 2, 0>` inside specialization 2's branch):
-  // that one first (run_spec_), not whichever specialization the filling lists first.
+  // the stage of the specialization whose copy ran (ran_copy_), not whichever
+  // specialization the filling lists first.
   HoleFilling::const_iterator find_filling(HoleLabel h) const {
     auto it = g_.find(h);
     while (it == g_.end() && h.kind == HoleKind::Cpu && h.stage > 0 && !in_program_.count(h)) {
       --h.stage;
-      if (h.spec == FuncLabel::kShared && run_spec_ != FuncLabel::kNone) {
-        HoleLabel ran = h;
-        ran.spec = run_spec_;
-        it = g_.find(ran);
+      if (auto ran = ran_copy_.find(h.func); h.spec == FuncLabel::kShared && ran != ran_copy_.end()) {
+        HoleLabel in_copy = h;
+        in_copy.spec = ran->second;
+        it = g_.find(in_copy);
         if (it != g_.end()) break;
       }
       it = g_.find(h);
@@ -369,7 +366,6 @@ class Checker {
   std::map<std::pair<const StmtNode*, std::map<std::string, int64_t>>, Query> local_;
   std::set<HoleLabel> in_program_;  // the holes T contains
   bool in_hole_ = false;
-  int64_t run_spec_ = FuncLabel::kNone;  // see find_filling
 };
 
 }  // namespace

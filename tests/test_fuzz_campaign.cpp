@@ -141,6 +141,8 @@ TEST_CASE("campaign: the libFuzzer-style Halide target aborts on a Halide findin
   CHECK(replay.status == 1);
   CHECK(nlohmann::json::parse(replay.out)["finding_records"][0]["verdict"].get<std::string>().rfind(
             "halide-crash:compile", 0) == 0);
+  if (!halide::find_halide_version(19) && !halide::find_halide_version(21))
+    WARN("no Halide 19 or 21 installed: the input's passing in a newer Halide is not checked");
   for (int newer : {19, 21})
     if (halide::find_halide_version(newer))
       CHECK(shell("HALO_FUZZ_HALIDE=" + std::to_string(newer) + " " + target + " " + input.string() + " 2>/dev/null")
