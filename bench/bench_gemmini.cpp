@@ -5,8 +5,8 @@
 // for the same sizes. All three must agree element for element before any time is
 // reported. Target: the simulated kernel within 5x of the native loop.
 #include "interp/fast_eval.hpp"
-#include "oracle/kernel.hpp"
-#include "oracle/targets/gemmini/isa.hpp"
+#include "candidates/kernel/kernel.hpp"
+#include "candidates/kernel/gemmini/isa.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 

@@ -9,9 +9,9 @@
 // JIT-compiled and realized in this process, warm, with no oracle around it. halo's
 // overhead is the ratio of the two on those cases.
 #include "fuzz/case_gen.hpp"
-#include "oracle/targets/halide/halide_oracle.hpp"
-#include "oracle/targets/halide/jit.hpp"
-#include "oracle/targets/halide/plan.hpp"
+#include "candidates/halide/halide_oracle.hpp"
+#include "candidates/halide/jit.hpp"
+#include "candidates/halide/plan.hpp"
 
 #include <fmt/format.h>
 

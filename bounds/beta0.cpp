@@ -1,6 +1,6 @@
 // β0 (fig. 2.10b) and its lifting (§2.7.2). docs/beta0.md maps each equation to the code.
 #include "bounds/beta0.hpp"
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include "bounds/func_values.hpp"
 #include "bounds/simplify.hpp"

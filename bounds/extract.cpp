@@ -1,7 +1,7 @@
 // Query extraction B(T) (thesis fig. 2.10a), its printer and its JSON form; see
 // extract.hpp and docs/bounds-query.md.
 #include "bounds/extract.hpp"
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include "semantics/printer.hpp"
 #include "semantics/tgt_json.hpp"

@@ -47,11 +47,7 @@ class Checker {
   }
 
   void run(const Input& in) {
-    for (size_t i = 0; i < t_.params.size() && i < in.params.size(); ++i) env_.emplace_back(t_.params[i], in.params[i]);
-    for (size_t d = 0; d < t_.window.size() && d < in.window.size(); ++d) {
-      env_.emplace_back(t_.window[d].first, in.window[d].min);
-      env_.emplace_back(t_.window[d].second, in.window[d].len);
-    }
+    for (auto& [name, v] : realize_bindings(t_, in)) env_.emplace_back(std::move(name), std::move(v));
     exec(t_.body);
     check(window_conjunct(t_, sh_));  // B(pipeline)'s last conjunct, after B(s)
   }

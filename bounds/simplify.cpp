@@ -1,7 +1,7 @@
 // The bounds simplifier (simplify.hpp). Every rewrite is an identity over the integers;
 // docs/beta0.md lists them.
 #include "bounds/simplify.hpp"
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include "semantics/printer.hpp"
 

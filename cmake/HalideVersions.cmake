@@ -1,5 +1,5 @@
 # Every Halide version the Halide target can test (docs/halide.md, "Versions"), and one
-# worker executable per version (oracle/targets/halide/worker/).
+# worker executable per version (candidates/halide/worker/).
 #
 # Found here, nothing downloaded:
 #  * Debian's Halide 14 (libhalide14-0-dev), through its CMake package (cmake/Halide14);
@@ -15,7 +15,7 @@
 # Sets HALO_HALIDE_MAJORS (the major versions found, ascending), and per major M:
 # HALO_HALIDE_M_VERSION, HALO_HALIDE_M_LINK (the target to link), HALO_HALIDE_M_INCLUDE,
 # HALO_HALIDE_M_LIBRARY, HALO_HALIDE_M_ORIGIN (debian or pip). halo_add_halide_workers()
-# then adds the workers and the registry halo reads (oracle/targets/halide/versions.cpp).
+# then adds the workers and the registry halo reads (candidates/halide/versions.cpp).
 
 set(HALO_HALIDE_PIP_ROOT "${PROJECT_SOURCE_DIR}/.venv/halide" CACHE PATH
     "Where scripts/setup.sh installs the Halide wheels from PyPI, one directory per version")
@@ -85,18 +85,18 @@ message(STATUS "Halide versions with a worker: ${_summary}")
 # One worker per version: the Halide back end (worker/jit.cpp, the only code that includes
 # Halide.h) and the request loop (worker/worker_main.cpp), linked with halo_lib for the
 # parser and the translation. HALO_HALIDE_MAJOR is what version checks in the worker test.
-# Also the registry oracle/targets/halide/versions.cpp reads: version, worker, headers and
+# Also the registry candidates/halide/versions.cpp reads: version, worker, headers and
 # library (for the reproducers' command lines) of each.
 function(halo_add_halide_workers)
   set(targets "")
   set(entries "")
   foreach(m IN LISTS HALO_HALIDE_MAJORS)
     set(jit halo_halide_jit_${m})
-    add_library(${jit} OBJECT oracle/targets/halide/worker/jit.cpp)
+    add_library(${jit} OBJECT candidates/halide/worker/jit.cpp)
     target_link_libraries(${jit} PUBLIC halo_lib ${HALO_HALIDE_${m}_LINK})
     target_compile_definitions(${jit} PUBLIC HALO_HALIDE_MAJOR=${m} HALO_HALIDE_VERSION="${HALO_HALIDE_${m}_VERSION}")
     set(t halo_halide_worker_${m})
-    add_executable(${t} oracle/targets/halide/worker/worker_main.cpp)
+    add_executable(${t} candidates/halide/worker/worker_main.cpp)
     target_link_libraries(${t} PRIVATE ${jit})
     list(APPEND targets ${t})
     # halo's Halide target against this Halide alone on the same pipelines (bench/bench_halide.cpp).

@@ -1,6 +1,6 @@
 // The campaign driver, shrinking and finding files: see campaign.hpp.
 #include "fuzz/campaign.hpp"
-#include "semantics/json_text.hpp"
+#include "support/json_text.hpp"
 
 #include "fuzz/reduce.hpp"
 #include "semantics/printer.hpp"

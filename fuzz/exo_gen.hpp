@@ -2,7 +2,7 @@
 // family of kernels that halo can specify in .halo — matmul with optional bias, scale and
 // ReLU; 1-D and 2-D convolution; element-wise maps; row reductions — each produced twice
 // from one description: as an Exo procedure (a Python script for the Exo candidate,
-// oracle/exo_candidate.hpp) and as its .halo spec. A random sequence of Exo's own
+// candidates/exo/exo_kernel.hpp) and as its .halo spec. A random sequence of Exo's own
 // scheduling operators (loop division with each tail strategy, reordering, staging into a
 // buffer, unrolling, lifting allocations, fission, simplification, and replacing loops with
 // AVX-512 or Gemmini instructions from Exo's platform libraries) is applied to the

@@ -7,7 +7,7 @@
 
 #include "fuzz/program_gen.hpp"
 #include "fuzz/schedule_tree.hpp"
-#include "semantics/diagnostics.hpp"
+#include "support/diagnostics.hpp"
 #include "semantics/parser.hpp"
 
 #include <fmt/format.h>

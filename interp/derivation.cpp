@@ -665,7 +665,7 @@ std::string print_derivation(const Derivation& root, size_t max_lines) {
     auto seen = number.find(d);
     bool emit = lines <= max_lines;
     if (emit) {
-      // Deeper lines than kMaxIndentLevels (semantics/printer.hpp) say their depth instead.
+      // Deeper lines than kMaxIndentLevels (support/indentation.hpp) say their depth instead.
       if (depth <= size_t(kMaxIndentLevels)) out.append(indent_width(int(depth)), ' ');
       else out += std::string(indent_width(kMaxIndentLevels), ' ') + fmt::format("(depth {}) ", depth);
       out += d->judgment;

@@ -2,7 +2,7 @@
 // Rule references name the rule of fig. 2.6 whose effect each piece reproduces.
 #include "interp/fast_eval.hpp"
 
-#include "interp/big_stack.hpp"
+#include "support/big_stack.hpp"
 
 #include <fmt/format.h>
 

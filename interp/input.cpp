@@ -1,7 +1,7 @@
 // Building the input z from the realize section and the command line, and the resource
 // budget every evaluator charges.
 #include "interp/input.hpp"
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include <fmt/format.h>
 
@@ -135,6 +135,16 @@ std::vector<Value> window_point(const std::vector<Interval>& w, uint64_t i) {
     i /= len;
   }
   return pt;
+}
+
+std::vector<std::pair<std::string, Value>> realize_bindings(const TgtProgram& t, const Input& in) {
+  std::vector<std::pair<std::string, Value>> b;
+  for (size_t i = 0; i < t.params.size() && i < in.params.size(); ++i) b.emplace_back(t.params[i], in.params[i]);
+  for (size_t d = 0; d < t.window.size() && d < in.window.size(); ++d) {
+    b.emplace_back(t.window[d].first, in.window[d].min);
+    b.emplace_back(t.window[d].second, in.window[d].len);
+  }
+  return b;
 }
 
 }  // namespace halo

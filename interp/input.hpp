@@ -4,10 +4,12 @@
 #pragma once
 
 #include "semantics/ast.hpp"
+#include "semantics/tgt.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace halo {
@@ -70,5 +72,11 @@ class Budget {
 uint64_t window_volume(const std::vector<Interval>& w, const Limits& l);
 // The i-th point of the window in row-major order, first dimension fastest.
 std::vector<Value> window_point(const std::vector<Interval>& w, uint64_t i);
+
+// z bound to a target program's pipeline variables, as [REALIZE] (fig. 2.8) binds them:
+// the parameters p̄, then x_min and x_len of each output dimension. Passes that evaluate
+// a program with holes outside the machine (the dynamic query check, the brute-force
+// completion, the report's hole values) start from these bindings.
+std::vector<std::pair<std::string, Value>> realize_bindings(const TgtProgram& t, const Input& in);
 
 }  // namespace halo

@@ -16,7 +16,7 @@
 // every check that does not depend on the run (holes, arities, missing subtrees) is made.
 #include "interp/small_step.hpp"
 
-#include "interp/big_stack.hpp"
+#include "support/big_stack.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_printer.hpp"
 

@@ -70,7 +70,7 @@ struct TraceSink {
   virtual ~TraceSink() = default;
   virtual void rule(const char* rule_name, const std::string& redex) = 0;
   // What the step just traced did to memory and loops, for tools that draw a run (`halo
-  // explain`, oracle/explain.hpp). Each is called right after the rule() of the same step;
+  // explain`, report/explain.hpp). Each is called right after the rule() of the same step;
   // the defaults ignore them.
   virtual void allocated(const std::string& func, const std::vector<std::pair<Value, Value>>& box) {}  // [ALLOC]
   virtual void stored(const std::string& func, std::span<const Value> point, const Value& value) {}    // [ASSN]

@@ -317,11 +317,7 @@ std::optional<BruteForceFilling> brute_force_filling(const TgtProgram& t, const 
 
       Record rec;
       Interpreter run(rec, steps, opt, t.file);
-      for (size_t i = 0; i < t.params.size() && i < in.params.size(); ++i) run.bind(t.params[i], in.params[i]);
-      for (size_t d = 0; d < t.window.size() && d < in.window.size(); ++d) {
-        run.bind(t.window[d].first, in.window[d].min);
-        run.bind(t.window[d].second, in.window[d].len);
-      }
+      for (const auto& [name, v] : realize_bindings(t, in)) run.bind(name, v);
       try {
         run.exec(fill_holes(t, g).body);
       } catch (const Stop&) {

@@ -120,11 +120,8 @@ UpdateStage stage_as_update(const FuncDef& f, size_t i) {
 // x without shadowing the consumer's (docs/semantics-decisions.md, "Qualified loop variables").
 std::map<std::string, std::string> stage_binders(const FuncDef& f, size_t i, const UpdateStage& u) {
   std::map<std::string, std::string> names;
-  for (size_t j = 0; j < f.vars.size() && j < u.lhs.size(); ++j) {
-    const std::string& x = f.vars[j].text;
-    if (u.lhs[j]->kind == ExprKind::Var && as<VarNode>(u.lhs[j]).name == x)
-      names[x] = qualified_var(f.name.text, 0, int64_t(i), x);
-  }
+  for (size_t j = 0; j < f.vars.size(); ++j)
+    if (is_pure_dimension(f, u.lhs, j)) names[f.vars[j].text] = qualified_var(f.name.text, 0, int64_t(i), f.vars[j].text);
   for (const auto& r : u.rdom) names[r.name.text] = qualified_var(f.name.text, 0, int64_t(i), r.name.text);
   return names;
 }
@@ -144,8 +141,7 @@ Stmt lower_pure(const Pipeline& p, const FuncDef& f, size_t i, const std::vector
   int64_t hole_spec = stage_label(f, i).spec;
   for (size_t j = 0; j < f.vars.size(); ++j) {
     const std::string& x = f.vars[j].text;
-    const Expr& e = lhs[j];
-    if (e->kind != ExprKind::Var || as<VarNode>(e).name != x) continue;
+    if (!is_pure_dimension(f, lhs, j)) continue;
     auto [mn, ln] = cpu_interval(f.name.text, hole_spec, int64_t(i), x);
     s = make_for(f.name.text, 0, int64_t(i), x, mn, ln, Traversal::Serial, std::move(s), loc);
   }

@@ -20,8 +20,8 @@ void explain_with_query(OracleVerdict& v, const TgtProgram& t, const HoleFilling
   }
 }
 
-EngineVerdict check_engine(const Program& prog, const TgtProgram& t, const Input& in, const Limits& lim,
-                           const std::string& command, double engine_seconds) {
+EngineVerdict judge_engine(const Program& prog, const TgtProgram& t, const Input& in, const Limits& lim,
+                           const EngineRun& engine) {
   EngineVerdict ev;
   Query q = extract_query(t);
   Beta0Result b = run_beta0(q, t);
@@ -29,7 +29,7 @@ EngineVerdict check_engine(const Program& prog, const TgtProgram& t, const Input
   ev.beta0 = check_theorems(prog, c.program, in, lim);
   if (c.ok) explain_with_query(ev.beta0, t, b.filling, in, lim);
 
-  ev.engine = run_engine(command, q, t, engine_seconds);
+  ev.engine = engine(q);
   ev.engine_failed = ev.engine.kind == EngineResult::Kind::Failed;
   if (!ev.engine_failed) {
     ev.completion = check_theorems(prog, complete_with(ev.engine, t), in, lim);

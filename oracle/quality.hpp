@@ -6,14 +6,16 @@
 // Def. 2.5 asks of an engine β that wherever β0's completion computes P's output without
 // failing an assertion, β's completion does too. The engine's completion is also held to
 // Theorems 2.1 and 2.2 like any completion (oracle/theorems.hpp). An engine that crashes,
-// hangs or answers garbage (bounds/engine.hpp) fails the case.
+// hangs or answers garbage (candidates/engines/engine.hpp) fails the case.
 #pragma once
 
-#include "bounds/engine.hpp"
+#include "bounds/engine_result.hpp"
+#include "bounds/query.hpp"
 #include "oracle/theorems.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 
 namespace halo {
@@ -32,11 +34,12 @@ struct EngineVerdict {
   std::string detail;
 };
 
-// Completes the scheduled program `t` of `prog` with β0 and with the engine `command`
-// (bounds/engine.hpp, at most `engine_seconds`), runs both on `in` and judges them.
-// Throws ResourceLimit when a run exceeds `lim`.
-EngineVerdict check_engine(const Program& prog, const TgtProgram& t, const Input& in, const Limits& lim,
-                           const std::string& command, double engine_seconds);
+// Completes the scheduled program `t` of `prog` with β0 and with the answer of `engine` to
+// the query of `t` (any engine: built-in, or an external one, candidates/engines/), runs
+// both on `in` and judges them. Throws ResourceLimit when a run exceeds `lim`.
+using EngineRun = std::function<EngineResult(const Query&)>;
+EngineVerdict judge_engine(const Program& prog, const TgtProgram& t, const Input& in, const Limits& lim,
+                           const EngineRun& engine);
 
 // Appends to a verdict that violates Theorem 2.1 or 2.2 the first conjunct of B(T) that the
 // filling `g` breaks on this input (bounds/query_check.hpp), so a reader sees why; other

@@ -11,9 +11,11 @@
 // func substituted away has no loops, storage or bounds for another directive to name:
 // the rewrite checks these restrictions first.
 #include "schedule/schedule.hpp"
+#include "semantics/validity.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace halo {
@@ -107,8 +109,8 @@ TgtProgram apply_compute_inline(const TgtProgram& t, const Directive& d, const P
   if (prog.schedule)
     for (const Directive& o : *prog.schedule) {
       if (&o == &d) continue;
-      bool names_f = o.func == d.func || o.loop.func == d.func || o.with.func == d.func;
-      if (names_f)
+      auto funcs = directive_funcs(o);
+      if (std::any_of(funcs.begin(), funcs.end(), [&](const Name* n) { return *n == d.func; }))
         reject(o.loc, fmt::format("'{}' at {}:{} names {}, which is substituted into its consumers: an inlined func "
                                   "has no loops, storage or bounds of its own",
                                   directive_name(o.kind), o.loc.line, o.loc.col, d.func.text));

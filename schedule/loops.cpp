@@ -25,7 +25,7 @@
 #include "schedule/schedule.hpp"
 
 #include "bounds/simplify.hpp"
-#include "fuzz/mutation.hpp"
+#include "support/test_mutation.hpp"
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
@@ -270,7 +270,7 @@ TgtProgram apply_split(const TgtProgram& t, const Directive& d, const Program& p
       value = op(Op::Add, base, vi_var, at);
     Stmt inner = wrap_below(f.body, f, [&](const Stmt& s) {
       Stmt guarded = s;
-      if (d.tail == TailStrategy::Guard && !test_mutation("split-guard-dropped"))  // mutation hook (fuzz/mutation.hpp)
+      if (d.tail == TailStrategy::Guard && !test_mutation("split-guard-dropped"))  // mutation hook (support/test_mutation.hpp)
         guarded = make_if(op(Op::Lt, make_var(v, at), op(Op::Add, m, l, at), at), s, nullptr, at);
       return make_let(v, value, guarded, at);
     });

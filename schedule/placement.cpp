@@ -14,7 +14,7 @@
 // still read the producer outside that loop.
 #include "schedule/schedule.hpp"
 
-#include "fuzz/mutation.hpp"
+#include "support/test_mutation.hpp"
 
 #include <fmt/format.h>
 
@@ -744,7 +744,7 @@ TgtProgram apply_compute_at(const TgtProgram& t, const Directive& d, const Progr
   std::string accessed, accessor;
   std::optional<std::string> why;
   if (!later_compute_at(prog, d)) why = first_dominance_violation(out, prog, &accessed, &accessor);
-  if (why && test_mutation("compute-at-no-dominance")) why.reset();  // mutation hook (fuzz/mutation.hpp)
+  if (why && test_mutation("compute-at-no-dominance")) why.reset();  // mutation hook (support/test_mutation.hpp)
   // With several compute_at directives, say which one to move or change: the accessed
   // func's own compute_at (its computation no longer precedes this use), else the one of
   // the func making the access (it reads the producer before the producer's loop).

@@ -1,6 +1,6 @@
 // The schedule driver: dispatch of each directive to its rewrite (schedule.hpp).
 #include "schedule/schedule.hpp"
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include "bounds/simplify.hpp"
 #include "lower/lower.hpp"

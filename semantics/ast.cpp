@@ -1,7 +1,7 @@
 // Constructors, structural equality, and the generic traversals of ast.hpp.
 #include "semantics/ast.hpp"
 
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include <fmt/format.h>
 
@@ -356,6 +356,22 @@ bool occurs(const Expr& e, const std::string& name) {
   Occurs o(name);
   o.visit(e);
   return o.found;
+}
+
+bool is_pure_dimension(const FuncDef& f, const std::vector<Expr>& lhs, size_t j) {
+  return j < f.vars.size() && j < lhs.size() && lhs[j]->kind == ExprKind::Var &&
+         as<VarNode>(lhs[j]).name == f.vars[j].text;
+}
+
+std::vector<StageLoop> initial_stage_loops(const FuncDef& f, size_t stage) {
+  std::vector<StageLoop> loops;
+  if (stage > 0) {
+    const UpdateStage& u = f.updates[stage - 1];
+    for (size_t k = 0; k < u.rdom.size(); ++k) loops.push_back({u.rdom[k].name.text, true, k});
+  }
+  for (size_t j = 0; j < f.vars.size(); ++j)
+    if (stage == 0 || is_pure_dimension(f, f.updates[stage - 1].lhs, j)) loops.push_back({f.vars[j].text, false, j});
+  return loops;
 }
 
 }  // namespace halo

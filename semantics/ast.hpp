@@ -8,8 +8,8 @@
 // the location of the node they replace.
 #pragma once
 
-#include "semantics/command_budget.hpp"
-#include "semantics/diagnostics.hpp"
+#include "support/command_budget.hpp"
+#include "support/diagnostics.hpp"
 #include "semantics/value.hpp"
 
 #include <map>
@@ -160,6 +160,21 @@ struct FuncDef {
   SourceLoc loc;
   size_t stage_count() const { return 1 + updates.size(); }
 };
+
+// Def. 2.8: dimension j of a stage whose left-hand side is `lhs` is pure when e_j is x_j
+// (stage 0's left-hand side is x̄ itself).
+bool is_pure_dimension(const FuncDef& f, const std::vector<Expr>& lhs, size_t j);
+
+// The loops L(P) gives stage i of f before any directive (fig. 2.9), innermost first: the
+// rdom's loops, r1 innermost (L_R), inside one loop per pure dimension, x1 innermost
+// (L_P). Lowering builds exactly this nest; the schedule vocabulary's model and the
+// Halide translation start from it.
+struct StageLoop {
+  std::string name;
+  bool rdom = false;
+  size_t index = 0;  // k of r_k, or j of x_j
+};
+std::vector<StageLoop> initial_stage_loops(const FuncDef& f, size_t stage);
 
 struct Pipeline {
   Name name;  // the output func

@@ -4,7 +4,7 @@
 // ASCII vocabulary is an error naming the byte, so that arbitrary (even binary) input gets
 // a located message instead of undefined behaviour.
 #include "semantics/lexer.hpp"
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include <fmt/format.h>
 

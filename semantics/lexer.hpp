@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "semantics/ast.hpp"
-#include "semantics/diagnostics.hpp"
+#include "support/diagnostics.hpp"
 
 namespace halo {
 

@@ -16,7 +16,7 @@ inline constexpr int kMaxNesting = 200;
 // variable of every stage around a compute site: a valid program with a 200-variable rdom
 // lowers to more than 200 nested statements. The target-language readers (text and JSON)
 // admit this much, so that halo reads everything it prints from valid input; the CLI runs
-// on the big stack (interp/big_stack.hpp), where this depth is far from its end.
+// on the big stack (support/big_stack.hpp), where this depth is far from its end.
 inline constexpr int kMaxStatementNesting = 2000;
 
 Program parse_program(std::string_view source, const std::string& file);

@@ -7,7 +7,7 @@
 // as a constant rather than as the negation of 5.
 #include "semantics/printer.hpp"
 
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include <fmt/format.h>
 

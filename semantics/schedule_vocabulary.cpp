@@ -1,7 +1,7 @@
 // Halide's scheduling vocabulary expanded into fig. 2.11's directives (schedule_vocabulary.hpp).
 #include "semantics/schedule_vocabulary.hpp"
 
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
@@ -72,7 +72,7 @@ class LoopModel {
       return nullptr;
     StageKey k{f, spec, stage};
     auto it = loops_.find(k);
-    if (it == loops_.end()) it = loops_.emplace(k, initial_stage_loops(*fd, size_t(stage))).first;
+    if (it == loops_.end()) it = loops_.emplace(k, initial_loop_names(*fd, size_t(stage))).first;
     return &it->second;
   }
 
@@ -306,19 +306,10 @@ const std::vector<std::string_view>& vocabulary_words() {
   return words;
 }
 
-std::vector<std::string> initial_stage_loops(const FuncDef& f, size_t stage) {
-  std::vector<std::string> loops;  // outermost first
-  const std::vector<Expr>* lhs = stage == 0 ? nullptr : &f.updates[stage - 1].lhs;
-  for (size_t j = f.vars.size(); j-- > 0;) {
-    bool pure = !lhs || (j < lhs->size() && (*lhs)[j]->kind == ExprKind::Var &&
-                         as<VarNode>((*lhs)[j]).name == f.vars[j].text);
-    if (pure) loops.push_back(f.vars[j].text);
-  }
-  if (stage > 0) {
-    const auto& rdom = f.updates[stage - 1].rdom;
-    for (size_t k = rdom.size(); k-- > 0;) loops.push_back(rdom[k].name.text);
-  }
-  return loops;
+std::vector<std::string> initial_loop_names(const FuncDef& f, size_t stage) {
+  std::vector<std::string> names;  // outermost first
+  for (const StageLoop& l : initial_stage_loops(f, stage)) names.insert(names.begin(), l.name);
+  return names;
 }
 
 std::vector<Directive> expand_schedule(const Pipeline& p, const std::vector<ScheduleItem>& items,

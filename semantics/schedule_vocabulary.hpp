@@ -52,9 +52,9 @@ using ScheduleItem = std::variant<Directive, VocabularyCall>;
 std::vector<Directive> expand_schedule(const Pipeline& p, const std::vector<ScheduleItem>& items,
                                        const std::string& file);
 
-// The loops of stage i of func f in specialization j, outermost first, as L(P) nests them
-// before any directive (the model the expansion starts from).
-std::vector<std::string> initial_stage_loops(const FuncDef& f, size_t stage);
+// The names of the loops of stage i of func f, outermost first, as L(P) nests them before
+// any directive (initial_stage_loops of ast.hpp): the model the expansion starts from.
+std::vector<std::string> initial_loop_names(const FuncDef& f, size_t stage);
 
 // The closest of the names to `word` (edit distance at most 3), if any.
 std::optional<std::string> closest_word(std::string_view word, const std::vector<std::string>& names);

@@ -2,7 +2,7 @@
 // target language (tgt.hpp).
 #include "semantics/tgt.hpp"
 
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 // the text format's spellings, taken from the same tables (lexer.hpp).
 #include "semantics/tgt_json.hpp"
 
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include <fmt/format.h>
 

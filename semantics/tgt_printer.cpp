@@ -10,7 +10,7 @@
 
 #include "semantics/lexer.hpp"
 #include "semantics/printer.hpp"
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 namespace halo {
 

@@ -456,30 +456,6 @@ void check_phase_order(Checker& c) {
   }
 }
 
-// The func names a directive mentions (which fields are meaningful depends on its kind;
-// see Directive in ast.hpp).
-std::vector<const Name*> directive_funcs(const Directive& d) {
-  switch (d.kind) {
-    case DirectiveKind::Specialize:
-    case DirectiveKind::Bound:
-    case DirectiveKind::BoundExtent:
-    case DirectiveKind::AlignBounds: return {&d.func};
-    case DirectiveKind::Split:
-    case DirectiveKind::Fuse:
-    case DirectiveKind::Swap:
-    case DirectiveKind::Traverse: return {&d.loop.func};
-    case DirectiveKind::ComputeAt:
-    case DirectiveKind::StoreAt:
-    case DirectiveKind::HoistStorage: return {&d.func, &d.loop.func};
-    case DirectiveKind::Rfactor: return {&d.loop.func};
-    case DirectiveKind::ComputeWith: return {&d.loop.func, &d.with.func};
-    case DirectiveKind::FoldStorage:
-    case DirectiveKind::Async:
-    case DirectiveKind::ComputeInline: return {&d.func};
-  }
-  return {};
-}
-
 // Fig. 2.11 (directives name funcs of the pipeline).
 void check_schedule_funcs(Checker& c) {
   for (const Directive& d : *c.prog.schedule)
@@ -514,6 +490,30 @@ void check_schedule_startup(Checker& c) {
 }
 
 }  // namespace
+
+// The func names a directive mentions (which fields are meaningful depends on its kind;
+// see Directive in ast.hpp).
+std::vector<const Name*> directive_funcs(const Directive& d) {
+  switch (d.kind) {
+    case DirectiveKind::Specialize:
+    case DirectiveKind::Bound:
+    case DirectiveKind::BoundExtent:
+    case DirectiveKind::AlignBounds: return {&d.func};
+    case DirectiveKind::Split:
+    case DirectiveKind::Fuse:
+    case DirectiveKind::Swap:
+    case DirectiveKind::Traverse: return {&d.loop.func};
+    case DirectiveKind::ComputeAt:
+    case DirectiveKind::StoreAt:
+    case DirectiveKind::HoistStorage: return {&d.func, &d.loop.func};
+    case DirectiveKind::Rfactor: return {&d.loop.func};
+    case DirectiveKind::ComputeWith: return {&d.loop.func, &d.with.func};
+    case DirectiveKind::FoldStorage:
+    case DirectiveKind::Async:
+    case DirectiveKind::ComputeInline: return {&d.func};
+  }
+  return {};
+}
 
 // ---------------------------------------------------------------- entry points
 

@@ -20,4 +20,8 @@ std::vector<Diagnostic> validate_program(const Program& prog);
 // Throws InputError carrying every diagnostic of validate_program, if any.
 void check_program(const Program& prog);
 
+// The funcs a directive names (which of its fields do depends on its kind; see Directive
+// in ast.hpp).
+std::vector<const Name*> directive_funcs(const Directive& d);
+
 }  // namespace halo

@@ -1,7 +1,7 @@
 // Arithmetic on V: the slow path behind the int64 fast paths of value.hpp.
 #include "semantics/value.hpp"
 
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -32,7 +32,7 @@ static uint64_t bits_bound(const Value& v) {
 }
 
 // Before a big-integer operation whose result has at most `bits` bits: the per-integer
-// cap, the memory and the deadline of the command (semantics/command_budget.hpp). The cap
+// cap, the memory and the deadline of the command (support/command_budget.hpp). The cap
 // also keeps Boost's 32-bit limb count from overflowing (which tripped its `!m_alias`
 // assertion after 38 squarings of 2).
 static void before_big(uint64_t bits) { check_big_integer(bits); }

@@ -6,7 +6,7 @@
 #include "interp/input.hpp"
 #include "oracle/theorems.hpp"
 #include "schedule/schedule.hpp"
-#include "semantics/diagnostics.hpp"
+#include "support/diagnostics.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_parser.hpp"

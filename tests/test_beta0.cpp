@@ -9,6 +9,7 @@
 #include "interp/fast_eval.hpp"
 #include "interp/small_step.hpp"
 #include "lower/lower.hpp"
+#include "candidates/engines/engine.hpp"
 #include "oracle/quality.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"

@@ -3,7 +3,7 @@
 // completions satisfy Theorems 2.1/2.2 and B(T)); examples show what only β1 completes
 // (clamped and data-dependent scatters) against the big-step reference.
 #include "bounds/beta0.hpp"
-#include "bounds/engine.hpp"
+#include "candidates/engines/engine.hpp"
 #include "bounds/extract.hpp"
 #include "bounds/interval.hpp"
 #include "bounds/query_check.hpp"

@@ -6,7 +6,7 @@
 #include "bounds/beta0.hpp"
 #include "fuzz/program_gen.hpp"
 #include "interp/input.hpp"
-#include "oracle/targets/halide/plan.hpp"
+#include "candidates/halide/plan.hpp"
 #include "oracle/theorems.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"

@@ -1,10 +1,10 @@
-// `halo exo` end to end (oracle/exo_candidate.hpp): Exo 1.0 from the project's .venv
+// `halo exo` end to end (candidates/exo/exo_kernel.hpp): Exo 1.0 from the project's .venv
 // compiles the bundled scripts for Gemmini and AVX-512 and their C holds on the simulator
 // and under SIMDe; a procedure with a bug is flagged; bad scripts and bindings are located
 // errors (exit 2); without exo-lang the command says what is missing. Where exo-lang is not
 // installed, each test says so (WARN) and checks only the message.
 #include "fuzz/exo_gen.hpp"
-#include "oracle/exo_candidate.hpp"
+#include "candidates/exo/exo_kernel.hpp"
 #include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,10 +1,10 @@
-// `halo explain` (oracle/explain.hpp): the facts the report draws are checked against the
+// `halo explain` (report/explain.hpp): the facts the report draws are checked against the
 // thesis §2.2 figures (tile by 3: two tiles of g overlapping at g(3), 8 stores; round up by
 // 4: f written on (0, 8) though computed on (0, 6), g allocated on (0, 9)) and against the
 // machine's own counters; the trace ends with the traced store's [ASSN]; the page is
 // escaped, self-contained and its internal links resolve; the line diff is a longest
 // common subsequence. The page in a browser: test_explain_browser.cpp.
-#include "oracle/explain.hpp"
+#include "report/explain.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 #include "tools/cli.hpp"

@@ -5,7 +5,7 @@
 // without an exception, found every section and every internal link's target; the test
 // then checks the pictures, the derivation and the trace are in the DOM. Without Chromium
 // the test says so and is skipped, except where HALO_REQUIRE_BROWSER is set (CI sets it).
-#include "oracle/explain.hpp"
+#include "report/explain.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 

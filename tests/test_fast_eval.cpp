@@ -1,7 +1,7 @@
 // The fast evaluator on hand-checked programs: each case names the fig. 2.6 behaviour
 // it exercises and states the expected values computed by hand.
 #include "interp/fast_eval.hpp"
-#include "interp/big_stack.hpp"
+#include "support/big_stack.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 

@@ -1,11 +1,11 @@
 // Campaigns end to end, through the `halo` binary where a process boundary matters
 // (issue "fuzzing campaigns"): the oracle catches halo builds with a deliberately broken
-// directive (HALO_MUTATION, fuzz/mutation.hpp) and the finding is the mutation's; --shard
+// directive (HALO_MUTATION, support/test_mutation.hpp) and the finding is the mutation's; --shard
 // partitions a campaign exactly; Ctrl-C stops a campaign and keeps its findings;
 // `halo comply` catches the weak and the unsound example engines of examples/engines/ and
 // passes β0 itself; the libFuzzer-style target replays a corpus and aborts on a finding.
-#include "fuzz/mutation.hpp"
-#include "oracle/targets/halide/versions.hpp"
+#include "support/test_mutation.hpp"
+#include "candidates/halide/versions.hpp"
 #include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,12 +1,12 @@
-// The Gemmini simulator (oracle/targets/gemmini): the macros of include/gemmini.h encode
+// The Gemmini simulator (candidates/kernel/gemmini): the macros of include/gemmini.h encode
 // each operand where the hardware expects it and the simulator decodes it back; each
 // instruction's semantics on small cases against a plain computation of the same values;
 // and every memory-safety check reports the instruction, its operands and the address.
 // The macros are the C header kernels compile against, included here as C++; their one
 // entry point, halo_gemmini_rocc, is defined below to record each instruction and run it
 // on the simulator under test.
-#include "oracle/targets/gemmini/include/gemmini.h"
-#include "oracle/targets/gemmini/simulator.hpp"
+#include "candidates/kernel/gemmini/include/gemmini.h"
+#include "candidates/kernel/gemmini/simulator.hpp"
 
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>

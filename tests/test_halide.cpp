@@ -1,14 +1,15 @@
-// The Halide target (oracle/targets/halide, docs/halide.md): the translation of every
+// The Halide target (candidates/halide, docs/halide.md): the translation of every
 // directive, the Int(32) model, the isolated child and its classification of every way
 // Halide can fail, the memory check of intermediates, failure signatures, the CLI, and every
 // bundled example run through the real Halide 14 compiler.
 #include "fuzz/campaign.hpp"
-#include "oracle/targets/halide/emit_cpp.hpp"
-#include "oracle/targets/halide/fuzz_target.hpp"
-#include "oracle/targets/halide/halide_oracle.hpp"
-#include "oracle/targets/halide/int32_model.hpp"
-#include "oracle/targets/halide/isolate.hpp"
-#include "oracle/targets/halide/plan.hpp"
+#include "candidates/halide/emit_cpp.hpp"
+#include "candidates/halide/candidate.hpp"
+#include "fuzz/candidate_campaign.hpp"
+#include "candidates/halide/halide_oracle.hpp"
+#include "candidates/halide/int32_model.hpp"
+#include "candidates/halide/isolate.hpp"
+#include "candidates/halide/plan.hpp"
 #include "interp/fast_eval.hpp"
 #include "schedule/schedule.hpp"
 #include "support.hpp"
@@ -85,6 +86,14 @@ realize () over (0, 6)
 halide::HalideOptions fast_options() {
   halide::HalideOptions o;
   o.version = 14;
+  o.timeout_seconds = 60;
+  return o;
+}
+
+// The same, through the candidate interface (campaigns and `halo oracle --target`).
+CandidateOptions fast_candidate_options() {
+  CandidateOptions o;
+  o.version = "14";
   o.timeout_seconds = 60;
   return o;
 }
@@ -394,12 +403,13 @@ TEST_CASE("Halide: a short fixed-seed campaign, and every finding reproduces fro
   opts.cases = opts.inputs.size();
   opts.out_dir = dir.string();
   opts.shrink = fuzz::ShrinkBudget{8, 10};
-  halide::HalideOptions ho = fast_options();
+  CandidateOptions ho = fast_candidate_options();
+  const Candidate& halide_c = halide::halide_candidate();
   Limits lim = fuzz::default_case_limits();
   fuzz::CampaignSummary s = fuzz::run_campaign(
-      opts, [&](const Program& p) { return halide::check_halide_case(p, lim, ho); });
+      opts, [&](const Program& p) { return fuzz::check_candidate_case(halide_c, p, lim, ho); });
   std::string text;
-  nlohmann::json triage = halide::finish_halide_campaign(s, ho, true, text);
+  nlohmann::json triage = fuzz::finish_candidate_campaign(s, halide_c, ho, true, text);
   INFO(text);
   CHECK(s.cases == 4);
   REQUIRE(s.findings.size() >= 2);
@@ -416,7 +426,7 @@ TEST_CASE("Halide: a short fixed-seed campaign, and every finding reproduces fro
     CHECK(std::filesystem::exists(std::filesystem::path(f.halo_file).replace_extension(".cpp")));
     Program again = parse_file(f.halo_file);
     check_program(again);
-    CHECK(halide::check_halide_case(again, lim, ho).kind == f.kind);
+    CHECK(fuzz::check_candidate_case(halide_c, again, lim, ho).kind == f.kind);
   }
   CHECK(crash);
   CHECK(wrong_output);
@@ -428,11 +438,11 @@ TEST_CASE("Halide: a short fixed-seed campaign, and every finding reproduces fro
   again_opts.inputs = {fuzz::campaign_case(1, 7), fuzz::campaign_case(1, 110)};
   again_opts.cases = again_opts.inputs.size();
   fuzz::CampaignSummary s2 = fuzz::run_campaign(
-      again_opts, [&](const Program& p) { return halide::check_halide_case(p, lim, ho); });
+      again_opts, [&](const Program& p) { return fuzz::check_candidate_case(halide_c, p, lim, ho); });
   std::string text2;
-  nlohmann::json triage2 = halide::finish_halide_campaign(s2, ho, true, text2);
+  nlohmann::json triage2 = fuzz::finish_candidate_campaign(s2, halide_c, ho, true, text2);
   std::string dir_text;
-  nlohmann::json shared = halide::triage_findings_directory(dir.string(), dir_text);
+  nlohmann::json shared = fuzz::triage_findings_directory(dir.string(), dir_text);
   INFO(dir_text);
   CHECK(shared.size() == triage.size());
   size_t both = 0;
@@ -469,7 +479,8 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide-predicate-stores-producer-overread.halo", "halide-memory_violation:memcheck_run"},
   };
   Limits lim = fuzz::default_case_limits();
-  halide::HalideOptions ho = fast_options();
+  CandidateOptions ho = fast_candidate_options();
+  const Candidate& halide_c = halide::halide_candidate();
   int seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(HALO_SOURCE_DIR) + "/docs/findings")) {
     if (entry.path().extension() != ".halo") continue;
@@ -480,7 +491,7 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
     CHECK(std::filesystem::exists(std::filesystem::path(entry.path()).replace_extension(".cpp")));
     Program p = parse_file(entry.path().string());
     check_program(p);
-    fuzz::CaseResult r = halide::check_halide_case(p, lim, ho);
+    fuzz::CaseResult r = fuzz::check_candidate_case(halide_c, p, lim, ho);
     INFO(r.detail);
     CHECK(r.is_finding());
     CHECK_THAT(r.kind, Catch::StartsWith(it->second));

@@ -4,7 +4,7 @@
 // steer it.
 #include "fuzz/halide_gen.hpp"
 #include "interp/fast_eval.hpp"
-#include "oracle/targets/halide/int32_model.hpp"
+#include "candidates/halide/int32_model.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/validity.hpp"

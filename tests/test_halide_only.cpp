@@ -4,7 +4,7 @@
 // formal directives; halo's own lowering refuses them at the directive; formal_part keeps
 // what halo's rules can check; and `--target halide@all` runs each bundled example in
 // every installed Halide, a version without the directive saying not_expressible.
-#include "oracle/targets/halide/versions.hpp"
+#include "candidates/halide/versions.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"

@@ -1,11 +1,11 @@
-// The reproducer back end (oracle/targets/halide/emit_cpp.hpp) writes a program that really
+// The reproducer back end (candidates/halide/emit_cpp.hpp) writes a program that really
 // compiles against Halide.h and reproduces the oracle's verdict, with every installed Halide
 // (Debian's package and the wheels from PyPI: the command line versions.hpp documents).
 // Compiling Halide.h takes seconds, so exactly one reproducer is compiled per version: the
 // program using every directive, with the memory check included, which must agree with the
 // reference (exit 0) and say which Halide it ran.
-#include "oracle/targets/halide/halide_oracle.hpp"
-#include "oracle/targets/halide/versions.hpp"
+#include "candidates/halide/halide_oracle.hpp"
+#include "candidates/halide/versions.hpp"
 #include "support.hpp"
 
 #include <sys/wait.h>

@@ -1,13 +1,13 @@
-// The Halide version matrix (oracle/targets/halide/versions.hpp, docs/halide.md "Versions"):
+// The Halide version matrix (candidates/halide/versions.hpp, docs/halide.md "Versions"):
 // one worker executable per installed Halide, chosen by name; `halide@all` runs a case on
 // every version. The wheels from PyPI are optional (scripts/setup.sh installs them): the
 // checks that need one say so on stderr and in a warning when it is missing, never pass
 // silently.
-#include "oracle/targets/halide/halide_oracle.hpp"
-#include "oracle/targets/halide/plan.hpp"
+#include "candidates/halide/halide_oracle.hpp"
+#include "candidates/halide/plan.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
-#include "oracle/targets/halide/versions.hpp"
+#include "candidates/halide/versions.hpp"
 #include "support.hpp"
 #include "cli_support.hpp"
 
@@ -56,9 +56,9 @@ TEST_CASE("Halide versions: the registry names every installed version and resol
 }
 
 TEST_CASE("Halide versions: a finding's history in words", "[halide]") {
-  CHECK(halide::version_history_text({{"14.0.0", "wrong_output"}, {"19.0.0", "wrong_output"}, {"21.0.0", "pass"}}) ==
+  CHECK(version_history_text({{"14.0.0", "wrong_output"}, {"19.0.0", "wrong_output"}, {"21.0.0", "pass"}}) ==
         "wrong_output in 14.0.0 and 19.0.0; pass in 21.0.0");
-  CHECK(halide::version_history_text({{"14.0.0", "crash"}}) == "crash in 14.0.0");
+  CHECK(version_history_text({{"14.0.0", "crash"}}) == "crash in 14.0.0");
 }
 
 TEST_CASE("Halide versions: every installed Halide runs a case in its own worker", "[halide]") {

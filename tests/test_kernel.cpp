@@ -1,8 +1,8 @@
-// `halo kernel` end to end (oracle/kernel.hpp): the bundled kernels hold and each broken
+// `halo kernel` end to end (candidates/kernel/kernel.hpp): the bundled kernels hold and each broken
 // variant is flagged for what is wrong with it; crashes and hangs of a kernel are
 // classified findings; malformed manifests get located errors. Each case compiles a kernel
 // with the system C compiler, so the cases are few.
-#include "oracle/kernel.hpp"
+#include "candidates/kernel/kernel.hpp"
 #include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>

@@ -3,10 +3,10 @@
 // with a located message for bad input, exit 3 for a resource limit, a classified finding
 // for a bad candidate, halo back within its limit plus one second, and no process of a
 // candidate left running.
-#include "interp/big_stack.hpp"
-#include "oracle/kernel_manifest.hpp"
-#include "semantics/child_processes.hpp"
-#include "semantics/json_text.hpp"
+#include "support/big_stack.hpp"
+#include "candidates/kernel/kernel_manifest.hpp"
+#include "support/child_processes.hpp"
+#include "support/json_text.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "tests/cli_support.hpp"
@@ -76,7 +76,7 @@ int count_processes(const char* file, const std::function<bool(const std::string
   return n;
 }
 
-// Processes that carry a candidate marker of process `pid` (semantics/child_processes.hpp).
+// Processes that carry a candidate marker of process `pid` (support/child_processes.hpp).
 int marked_processes(pid_t pid = ::getpid()) {
   std::string prefix = "HALO_CANDIDATE=" + std::to_string(pid) + "-";
   return count_processes("environ", [&](const std::string& env) { return env.find(prefix) != std::string::npos; });

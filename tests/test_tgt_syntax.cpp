@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include "tests/support.hpp"
-#include "interp/big_stack.hpp"
+#include "support/big_stack.hpp"
 #include <filesystem>
 #include <fstream>
 #include <limits>

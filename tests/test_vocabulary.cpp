@@ -215,7 +215,7 @@ TEST_CASE("vocabulary: the loop model is the nest lowering builds, for every sta
     for (const auto& f : p.pipeline.funcs)
       for (size_t i = 0; i < f.stage_count(); ++i, ++stages) {
         INFO(e.path().string() << ": " << f.name.text << " stage " << i);
-        CHECK(initial_stage_loops(f, i) == loops_of(t, f.name.text, 0, int64_t(i)));
+        CHECK(initial_loop_names(f, i) == loops_of(t, f.name.text, 0, int64_t(i)));
       }
   }
   CHECK(stages > 50);

@@ -1,11 +1,11 @@
 // Options, Ctrl-C, progress and summaries of `halo fuzz` and `halo comply`: see campaign_cli.hpp.
 #include "tools/campaign_cli.hpp"
-#include "semantics/json_text.hpp"
+#include "support/json_text.hpp"
 
-#include "fuzz/mutation.hpp"
+#include "support/test_mutation.hpp"
 #include "interp/input.hpp"
 #include "schedule/schedule.hpp"
-#include "semantics/child_processes.hpp"
+#include "support/child_processes.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
@@ -218,7 +218,7 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   lim.max_seconds = o.case_timeout;
   if (!active_test_mutation().empty())
     err << fmt::format("halo {}: note: the test mutation HALO_MUTATION={} is on: halo breaks one of its own rules "
-                       "on purpose (fuzz/mutation.hpp)\n",
+                       "on purpose (support/test_mutation.hpp)\n",
                        c.name, active_test_mutation());
   if (!o.replay.empty()) return replay(o, c, lim, out);
 

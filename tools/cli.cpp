@@ -6,10 +6,10 @@
 #include "tools/cmd_halide.hpp"
 
 #include "bounds/beta0.hpp"
-#include "bounds/engine.hpp"
+#include "candidates/engines/engine.hpp"
 #include "bounds/extract.hpp"
 #include "bounds/query_check.hpp"
-#include "interp/big_stack.hpp"
+#include "support/big_stack.hpp"
 #include "interp/derivation.hpp"
 #include "interp/fast_eval.hpp"
 #include "interp/output.hpp"
@@ -19,9 +19,9 @@
 #include "oracle/quality.hpp"
 #include "oracle/theorems.hpp"
 #include "schedule/schedule.hpp"
-#include "semantics/child_processes.hpp"
-#include "semantics/command_budget.hpp"
-#include "semantics/json_text.hpp"
+#include "support/child_processes.hpp"
+#include "support/command_budget.hpp"
+#include "support/json_text.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
@@ -64,12 +64,12 @@ struct CommonOptions {
     l.max_seconds = timeout;
     return l;
   }
-  // The whole command, every phase (semantics/command_budget.hpp).
+  // The whole command, every phase (support/command_budget.hpp).
   CommandLimits command_limits() const { return CommandLimits{timeout, max_memory_mib << 20}; }
 };
 
 // --max-memory and --timeout: every command that builds or evaluates anything large
-// polls them (semantics/command_budget.hpp), bounds inference included.
+// polls them (support/command_budget.hpp), bounds inference included.
 void add_command_limits(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("--max-memory", o.max_memory_mib,
                   "memory limit for memo tables, buffers, big integers and the expressions of bounds inference, in MiB")
@@ -183,7 +183,7 @@ Input target_input(const TgtProgram& t, const CommonOptions& o) {
 }
 
 
-// A filling file: see filling_from_json (bounds/engine.hpp).
+// A filling file: see filling_from_json (candidates/engines/engine.hpp).
 HoleFilling read_filling(const std::string& path, const TgtProgram& t) {
   return filling_from_json(parse_json_text(read_text(path), path), t, path);
 }
@@ -492,7 +492,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return code == 0 ? kExitOk : kExitInput;
   }
 
-  // Every command runs on the reserved big stack (interp/big_stack.hpp): passes over
+  // Every command runs on the reserved big stack (support/big_stack.hpp): passes over
   // user-sized structure (a chain of 20,000 funcs, a func of 20,000 update stages, a deeply
   // nested query) recurse once per element, and a valid program may be that large.
   auto dispatch = [&]() -> int {
@@ -516,7 +516,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*schedule) return cmd_schedule(schedule_opts, schedule_steps, out);
     if (*bounds) return cmd_bounds(bounds_opts, out);
     if (*oracle && oracle_halide.target != "self")
-      return cli::run_halide_oracle(oracle_halide, oracle_opts.file, oracle_opts.params, oracle_opts.windows,
+      return cli::run_candidate_oracle(oracle_halide, oracle_opts.file, oracle_opts.params, oracle_opts.windows,
                                     oracle_opts.json, oracle_opts.limits(), out, err);
     if (*oracle) return cmd_oracle(oracle_opts, out);
     if (*run) return cmd_run(run_opts, fill, trace, out);

@@ -11,7 +11,7 @@
 // The answer has one hole per line, so that line-oriented tools can edit it.
 #include "bounds/beta0.hpp"
 #include "bounds/extract.hpp"
-#include "semantics/json_text.hpp"
+#include "support/json_text.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_json.hpp"

@@ -2,10 +2,10 @@
 // [--init A=F] [--json]`: compiles a user-scheduled Exo procedure with the installed Exo
 // (exo-lang from PyPI) and checks the C it emits like `halo kernel` checks any kernel: on
 // the Gemmini simulator or under SIMDe and AddressSanitizer, against the big-step reference
-// of the spec (oracle/exo_candidate.hpp, docs/kernels.md). Exit status as for `halo
+// of the spec (candidates/exo/exo_kernel.hpp, docs/kernels.md). Exit status as for `halo
 // kernel`; exo-lang missing or a script Exo rejects is bad input (2).
-#include "oracle/exo_candidate.hpp"
-#include "semantics/json_text.hpp"
+#include "candidates/exo/exo_kernel.hpp"
+#include "support/json_text.hpp"
 #include "tools/commands.hpp"
 #include "tools/kernel_cli.hpp"
 

@@ -1,12 +1,12 @@
-// `halo explain FILE [-o report.html]`: the teaching report of oracle/explain.hpp — one
+// `halo explain FILE [-o report.html]`: the teaching report of report/explain.hpp — one
 // self-contained HTML page showing what every pass and every rule does to this program on
 // this input. Options choose the input (--param, --window, as for eval), the output point
 // whose derivation is shown (--point) and the store whose small-step trace is shown
 // (--trace-func, --trace-point). Exit 0 when the page is written, 2 on bad input.
-#include "oracle/explain.hpp"
-#include "oracle/targets/halide/versions.hpp"
+#include "report/explain.hpp"
+#include "candidates/halide/versions.hpp"
 #include "tools/cmd_halide.hpp"
-#include "semantics/command_budget.hpp"
+#include "support/command_budget.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
@@ -128,7 +128,13 @@ Subcommand register_explain(CLI::App& app) {
   cmd->add_option("--target", st->target,
                   "self (halo alone), or halide, halide@M, halide@all: also run the case on Halide and show its "
                   "verdict, the regions it realized next to halo's, its memory check and the C++ reproducer")
-      ->check(self_or_halide("self|halide[@M|@all]"))
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            return s == "self" || halide::is_halide_target_name(s) ? std::string()
+                                                                   : "not a target of explain: " + s +
+                                                                         " (self, halide, halide@M, halide@all)";
+          },
+          "self|halide[@M|@all]"))
       ->capture_default_str();
   cmd->add_option("--max-steps", st->max_steps, "stop each evaluation after this many steps")->check(unsigned_integer())->capture_default_str();
   cmd->add_option("--timeout", st->timeout, "stop each evaluation after this many seconds (0: no limit)")

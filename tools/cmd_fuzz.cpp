@@ -24,19 +24,19 @@ Subcommand register_fuzz(CLI::App& app) {
                   "what to fuzz: self (lowering, scheduling, β0 and the small-step machine against the big-step "
                   "reference and the bounds query); halide (the newest Halide installed) or halide@M (Halide major "
                   "version M), docs/halide.md; exo (the Exo compiler from the project's .venv, docs/kernels.md)")
-      ->check(self_or_halide("self|halide[@M]") | CLI::IsMember({"exo"}))
+      ->check(self_or_candidate("self|halide[@M]|exo"))
       ->capture_default_str();
   add_campaign_options(cmd, o->campaign);
   add_halide_fuzz_flags(cmd, o->target, o->halide);
   return {cmd, [o](std::ostream& out, std::ostream& err) {
-            if (o->target == "exo") return run_exo_fuzz(o->campaign, out, err);  // tools/cmd_exo_fuzz.cpp
+            if (o->target == "exo" || o->target.rfind("exo@", 0) == 0) return run_exo_fuzz(o->campaign, out, err);  // tools/cmd_exo_fuzz.cpp
             CampaignCommand c;
             c.name = "fuzz";
             c.target = o->target;
             c.reproduce = "halo fuzz --target self --replay {file}";
             c.check = [](const Program& p, const Limits& lim) { return fuzz::check_self(p, lim); };
             if (o->target != "self")
-              use_halide_target(o->target, o->halide,
+              use_candidate_target(o->target, o->halide,
                                 o->campaign.resume_dir.empty() ? o->campaign.out_dir : o->campaign.resume_dir, c);
             return run_campaign_command(o->campaign, c, out, err);
           }};

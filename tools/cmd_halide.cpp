@@ -1,11 +1,11 @@
-// `halo oracle FILE --target halide` and `halo fuzz --target halide` (cmd_halide.hpp).
+// `halo oracle FILE --target NAME` and `halo fuzz --target NAME` for every registered
+// candidate, and the flags only Halide has (cmd_halide.hpp).
 #include "tools/cmd_halide.hpp"
 
+#include "candidates/halide/versions.hpp"
+#include "candidates/registry.hpp"
+#include "fuzz/candidate_campaign.hpp"
 #include "fuzz/halide_gen.hpp"
-
-#include "oracle/targets/halide/fuzz_target.hpp"
-#include "oracle/targets/halide/halide_oracle.hpp"
-#include "oracle/targets/halide/versions.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
@@ -43,11 +43,11 @@ void check_halide_flags(CLI::App* cmd, const std::string& target, const std::str
 
 }  // namespace
 
-CLI::Validator self_or_halide(const std::string& self_text) {
+CLI::Validator self_or_candidate(const std::string& self_text) {
   return CLI::Validator(
       [](std::string& s) {
-        return s == "self" || halide::is_halide_target_name(s) ? std::string()
-                                                               : "not a target: " + s + " (self, halide, halide@M, halide@all)";
+        return s == "self" || find_candidate(s) ? std::string()
+                                                : "not a target: " + s + " (self, " + candidate_target_list() + ")";
       },
       self_text);
 }
@@ -57,7 +57,7 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
                      "self: halo's own completed program (default); halide: the newest Halide installed; "
                      "halide@M: Halide major version M; halide@all: every installed version, as a matrix "
                      "(docs/halide.md)")
-      ->check(self_or_halide("self|halide[@M|@all]"))
+      ->check(self_or_candidate("self|halide[@M|@all]|exo"))
       ->capture_default_str();
   oracle->add_option("--halide-target", f.halide_target,
                      "with --target halide: the Halide target string to JIT-compile for (host = the machine)")
@@ -72,70 +72,78 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
   check_halide_flags(oracle, f.target, f.halide_target, {"--halide-target", "--no-memcheck", "--halide-timeout", "--emit-cpp"});
 }
 
-int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
-                      const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
-                      std::ostream& err) {
+CandidateOptions candidate_options(const std::string& platform, bool no_memcheck, double timeout) {
+  CandidateOptions opt;
+  opt.platform = platform;
+  opt.memcheck = !no_memcheck;
+  opt.timeout_seconds = timeout;
+  return opt;
+}
+
+int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
+                         const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
+                         std::ostream& err) {
   Program prog = parse_file(file);
   check_program(prog);
-  // The schedule's own restrictions (§2.8): halo accepts the case. Halide's own directives
-  // are outside them; the rest of the schedule must pass them.
-  schedule_formal_part(prog);
+  CandidateTarget target = resolve_candidate_target(f.target);
+  if (!target.selection.error.empty()) throw InputError(Diagnostic{file, {}, target.selection.error});
+  const Candidate& c = *target.candidate;
+  // The schedule's own restrictions (§2.8): halo accepts the case. A candidate's own
+  // directives are outside them; the rest of the schedule must pass them.
+  if (c.has_own_directives()) schedule_formal_part(prog);
+  else schedule_pipeline(prog);
   Input in = resolve_input(prog, InputOverrides{params, windows});
-  halide::HalideSelection sel = halide::select_halide_versions(f.target);
-  if (!sel.error.empty()) throw InputError(Diagnostic{file, {}, sel.error});
-  halide::HalideOptions opt;
-  opt.target = f.halide_target;
-  opt.memcheck = !f.no_memcheck;
-  opt.timeout_seconds = f.halide_timeout;
+  CandidateOptions opt = candidate_options(f.halide_target, f.no_memcheck, f.halide_timeout);
   opt.max_memory_bytes = limits.max_memory_bytes;
   opt.reference_limits = limits;
   opt.reuse_process = false;  // one case: a fresh process, no worker to start and warm
-  std::vector<halide::HalideVerdict> verdicts;
-  for (int major : sel.majors) {
-    opt.version = major;
-    verdicts.push_back(halide::run_halide_case(prog, in, opt));
+  const std::vector<std::string>& keys = target.selection.keys;
+  std::vector<CandidateVerdict> verdicts;
+  for (const std::string& key : keys) {
+    opt.version = key;
+    verdicts.push_back(c.run_case(prog, in, opt));
   }
   // The verdict the reproducer is written for: the newest version's finding, if any.
   size_t shown = verdicts.size() - 1;
   for (size_t i = 0; i < verdicts.size(); ++i)
-    if (verdicts[i].finding()) shown = i;
-  const halide::HalideVerdict& v = verdicts[shown];
-  opt.version = sel.majors[shown];
-  std::string cpp;
+    if (verdicts[i].finding) shown = i;
+  const CandidateVerdict& v = verdicts[shown];
+  opt.version = keys[shown];
+  std::string reproducer;
   if (!f.emit_cpp.empty()) {
     try {
-      cpp = halide::halide_reproducer(prog, in, v, opt);
+      reproducer = c.reproducer(prog, in, v, opt);
     } catch (const InputError& e) {
-      // Not expressible in Halide or outside the Int(32) model: the verdict says so and
+      // Not expressible for the candidate or outside its model: the verdict says so and
       // stands; there is just no program to write.
       err << "note: no reproducer written: " << e.what() << "\n";
     }
   }
-  if (!cpp.empty()) {
+  if (!reproducer.empty()) {
     if (f.emit_cpp == "-") {
-      out << cpp;
+      out << reproducer;
     } else {
       std::ofstream o(f.emit_cpp, std::ios::binary);
-      if (!(o << cpp)) throw InputError(Diagnostic{f.emit_cpp, {}, "cannot write the reproducer"});
-      err << "wrote the Halide reproducer to " << f.emit_cpp << "\n";
+      if (!(o << reproducer)) throw InputError(Diagnostic{f.emit_cpp, {}, "cannot write the reproducer"});
+      err << "wrote the " << c.display_name() << " reproducer to " << f.emit_cpp << "\n";
     }
   }
-  bool any_finding = std::any_of(verdicts.begin(), verdicts.end(), [](const auto& x) { return x.finding(); });
-  if (sel.all) {
+  bool any_finding = std::any_of(verdicts.begin(), verdicts.end(), [](const auto& x) { return x.finding; });
+  if (target.selection.all) {
     if (json) {
       nlohmann::json rows = nlohmann::json::array();
-      for (const auto& x : verdicts) rows.push_back(halide::halide_verdict_to_json(x));
-      out << nlohmann::json{{"target", "halide@all"}, {"file", file}, {"verdict", any_finding ? "violated" : "holds"},
+      for (const auto& x : verdicts) rows.push_back(x.record);
+      out << nlohmann::json{{"target", f.target}, {"file", file}, {"verdict", any_finding ? "violated" : "holds"},
                             {"matrix", rows}}
                  .dump()
           << "\n";
-    } else if (f.emit_cpp != "-" || cpp.empty()) {
-      out << halide::halide_matrix_text(verdicts);
+    } else if (f.emit_cpp != "-" || reproducer.empty()) {
+      out << version_matrix_text(c.display_name(), verdicts);
     }
   } else if (json) {
-    out << halide::halide_verdict_to_json(v).dump() << "\n";
-  } else if (f.emit_cpp != "-" || cpp.empty()) {
-    out << halide::describe_halide_verdict(v);
+    out << v.record.dump() << "\n";
+  } else if (f.emit_cpp != "-" || reproducer.empty()) {
+    out << v.text;
   }
   return any_finding ? kExitFinding : kExitOk;
 }
@@ -163,24 +171,28 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
                      {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage", "--generator", "--weight"});
 }
 
-void use_halide_target(const std::string& target, const HalideFuzzFlags& f, const std::string& findings_dir,
-                       CampaignCommand& c) {
-  halide::HalideSelection sel = halide::select_halide_versions(target);
-  if (sel.all || sel.majors.size() != 1)
-    throw InputError(Diagnostic{"", {}, "a campaign runs against one Halide version (--target halide or halide@M); "
+void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, const std::string& findings_dir,
+                          CampaignCommand& c) {
+  CandidateTarget t = resolve_candidate_target(target);
+  if (!t.selection.error.empty()) throw InputError(Diagnostic{"--target", {}, t.selection.error});
+  if (t.selection.all || t.selection.keys.size() != 1)
+    throw InputError(Diagnostic{"", {}, "a campaign runs against one version (--target NAME or NAME@V); "
                                         "each finding is then re-run on every installed version"});
-  halide::HalideOptions opt;
-  opt.version = sel.majors.front();
-  opt.target = f.halide_target;
-  opt.memcheck = !f.no_memcheck;
-  opt.timeout_seconds = f.halide_timeout;
+  const Candidate* candidate = t.candidate;
+  CandidateOptions opt = candidate_options(f.halide_target, f.no_memcheck, f.halide_timeout);
+  opt.version = t.selection.keys.front();
+  std::string version;
+  for (const CandidateVersion& v : candidate->versions())
+    if (v.key == opt.version) version = v.version;
   c.reproduce = "halo oracle {file} --target " + target +
-                (f.halide_target == "host" ? std::string() : " --halide-target " + f.halide_target) +
-                "  (or compile and run the .cpp next to it)";
-  c.check = [opt](const Program& p, const Limits& lim) { return halide::check_halide_case(p, lim, opt); };
-  c.candidate_directives = true;
-  c.record_extra["halide_target"] = f.halide_target;
-  c.record_extra["halide_version"] = halide::halide_version_for(opt).version;
+                (f.halide_target == "host" ? std::string() : " --halide-target " + f.halide_target) + "  (or run the " +
+                candidate->reproducer_extension() + " file next to it)";
+  c.check = [candidate, opt](const Program& p, const Limits& lim) {
+    return fuzz::check_candidate_case(*candidate, p, lim, opt);
+  };
+  c.candidate_directives = candidate->has_own_directives();
+  c.record_extra[candidate->name() + "_target"] = f.halide_target;
+  c.record_extra[candidate->name() + "_version"] = version;
   if (f.generator == "halide") {
     fuzz::HalideGenWeights weights;
     for (const std::string& w : f.weights) weights.set(w);
@@ -192,13 +204,13 @@ void use_halide_target(const std::string& target, const HalideFuzzFlags& f, cons
     c.record_extra["generator"] = {{"name", "semantics"}};
   }
   bool triage = f.triage;
-  c.finish = [opt, triage, findings_dir](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
-    nlohmann::json groups = halide::finish_halide_campaign(s, opt, triage, text);
+  c.finish = [candidate, opt, triage, findings_dir](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
+    nlohmann::json groups = fuzz::finish_candidate_campaign(s, *candidate, opt, triage, text);
     if (!triage) return;
     json["triage"] = groups;
     // Campaigns sharing the directory (other processes, shards, seeds or versions):
     // their findings deduplicated by signature with this one's.
-    if (!findings_dir.empty()) json["triage_directory"] = halide::triage_findings_directory(findings_dir, text);
+    if (!findings_dir.empty()) json["triage_directory"] = fuzz::triage_findings_directory(findings_dir, text);
   };
 }
 

@@ -1,7 +1,8 @@
-// The command-line side of the Halide target (oracle/targets/halide, docs/halide.md):
-// `halo oracle FILE --target halide` — cli.cpp owns the `oracle` subcommand; these are the
-// flags it adds and the action it runs for `--target halide` — and `halo fuzz --target
-// halide` — tools/cmd_fuzz.cpp owns `fuzz`; these are its Halide flags and setup.
+// The command-line side of the candidates (candidates/registry.hpp; docs/halide.md):
+// `halo oracle FILE --target NAME` (cli.cpp owns the `oracle` subcommand; these are the
+// flags it adds and the action it runs for a candidate) and `halo fuzz --target NAME`
+// (tools/cmd_fuzz.cpp owns `fuzz`; these are its candidate flags and setup). The flags
+// named --halide-* are Halide's and need --target halide.
 #pragma once
 
 #include "interp/input.hpp"
@@ -42,13 +43,14 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
 // `target` is halide or halide@M (a campaign runs against one version); `findings_dir` is
 // where the campaign writes its findings ("": nowhere), triaged with --triage together
 // with the findings other campaigns left there.
-void use_halide_target(const std::string& target, const HalideFuzzFlags& f, const std::string& findings_dir,
-                       CampaignCommand& c);
-// The --target check of `oracle` and `fuzz`: self, halide, halide@M or halide@all.
-CLI::Validator self_or_halide(const std::string& self_text);
+void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, const std::string& findings_dir,
+                          CampaignCommand& c);
+// The --target check of `oracle` and `fuzz`: self, or a registered candidate (NAME,
+// NAME@V, NAME@all).
+CLI::Validator self_or_candidate(const std::string& self_text);
 
-int run_halide_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
-                      const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
-                      std::ostream& err);
+int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
+                         const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
+                         std::ostream& err);
 
 }  // namespace halo::cli

@@ -1,11 +1,11 @@
 // `halo kernel MANIFEST.json [--json] [--native]`: runs a compiler-emitted kernel (Gemmini
 // C, AVX-512 intrinsics, plain C) under simulation and checks every output element against
-// the big-step reference of its .halo spec (oracle/kernel.hpp, docs/kernels.md). Exit
+// the big-step reference of its .halo spec (candidates/kernel/kernel.hpp, docs/kernels.md). Exit
 // status as for `halo oracle`: 0 the kernel holds, 1 a finding (a mismatch, a memory-safety
 // violation, a crash or a hang), 2 bad input (manifest, spec, sources that do not compile),
 // 3 the reference evaluation hit a limit, 4 an internal error.
-#include "oracle/kernel.hpp"
-#include "semantics/json_text.hpp"
+#include "candidates/kernel/kernel.hpp"
+#include "support/json_text.hpp"
 #include "tools/commands.hpp"
 #include "tools/kernel_cli.hpp"
 

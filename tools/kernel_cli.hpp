@@ -2,7 +2,7 @@
 // (tools/cmd_exo.cpp): --native, --timeout, --max-memory, --max-steps, --keep.
 #pragma once
 
-#include "oracle/kernel.hpp"
+#include "candidates/kernel/kernel.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -4,7 +4,7 @@
 // two, each coordinate vector is laid out padded to the next power of two: a 6-lane store of
 // a 2-D Func puts its second coordinate at index 8, not 6, so a handler that follows the
 // documentation reads garbage. Found by halo's memory check (a campaign reported stores at
-// (-1, 1960854847)); halo now reads the padded layout (oracle/targets/halide/jit.cpp).
+// (-1, 1960854847)); halo now reads the padded layout (candidates/halide/jit.cpp).
 // Build: g++ -std=c++17 halide14-trace-coordinates-padded.cpp -I/usr/include/halide14 -lHalide14 -lpthread -ldl
 // Prints: store lanes 6 dims 12 coords: 0 0 0 0 0 0 0 0 4 5 6 7  (documented: 0 0 0 0 0 0 4 5 6 7 8 9)
 #include "Halide.h"

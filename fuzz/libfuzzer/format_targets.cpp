@@ -10,12 +10,12 @@
 //   fill   a hole filling (--fill FILE.json) for the program of thesis §2.2
 //   manifest  a `halo kernel` manifest
 //   answer    an external bounds engine's answer for the program of thesis §2.2
-#include "bounds/engine.hpp"
+#include "candidates/engines/engine.hpp"
 #include "bounds/extract.hpp"
-#include "oracle/kernel_manifest.hpp"
+#include "candidates/kernel/kernel_manifest.hpp"
 #include "schedule/schedule.hpp"
-#include "semantics/command_budget.hpp"
-#include "semantics/json_text.hpp"
+#include "support/command_budget.hpp"
+#include "support/json_text.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/tgt_parser.hpp"
 #include "semantics/validity.hpp"

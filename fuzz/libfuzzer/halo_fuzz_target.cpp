@@ -5,7 +5,7 @@
 // (ClusterFuzz, OSS-Fuzz style), which supplies the corpus, the scheduling and the crash
 // triage. One source, two binaries (HALO_FUZZ_CASES): `halo_fuzz_target` checks halo's own
 // pipeline (the semantics generator, check_self); `halo_fuzz_halide` checks a Halide
-// compiler (the Halide generator, check_halide_case), the version HALO_FUZZ_HALIDE names
+// compiler (the Halide generator, fuzz/candidate_campaign.hpp), the version HALO_FUZZ_HALIDE names
 // (a major, e.g. 14) or else the newest one built.
 //
 // Input format (fuzz/case_gen.hpp): bytes 0..31 are the RapidCheck key of the case, byte 32
@@ -33,8 +33,9 @@
 #include "semantics/printer.hpp"
 #if HALO_FUZZ_CASES_HALIDE
 #include "fuzz/halide_gen.hpp"
-#include "oracle/targets/halide/fuzz_target.hpp"
-#include "oracle/targets/halide/versions.hpp"
+#include "candidates/halide/candidate.hpp"
+#include "candidates/halide/versions.hpp"
+#include "fuzz/candidate_campaign.hpp"
 #endif
 
 #include <cstdint>
@@ -52,7 +53,7 @@ constexpr bool kUnderEngine = false;
 // Below .ci/fuzz's -timeout=20, so that Halide's hang is its finding, not the engine's timeout.
 constexpr double kEngineHalideSeconds = 15;
 
-halo::halide::HalideOptions halide_options() {
+halo::CandidateOptions halide_options() {
   using namespace halo::halide;
   const char* env = std::getenv("HALO_FUZZ_HALIDE");
   HalideSelection sel = select_halide_versions(env && *env ? std::string("halide@") + env : "halide");
@@ -60,8 +61,8 @@ halo::halide::HalideOptions halide_options() {
     std::fprintf(stderr, "halo_fuzz_halide: %s (HALO_FUZZ_HALIDE=%s)\n", sel.error.c_str(), env ? env : "");
     std::exit(2);
   }
-  HalideOptions opt;
-  opt.version = sel.majors.front();
+  halo::CandidateOptions opt;
+  opt.version = std::to_string(sel.majors.front());
   if (kUnderEngine) opt.timeout_seconds = kEngineHalideSeconds;
   return opt;
 }
@@ -71,8 +72,8 @@ halo::Program generate(const halo::fuzz::CaseSeed& seed) {
   return halo::fuzz::generate_halide_case(seed, halo::fuzz::HalideGenWeights{}).value();
 }
 halo::fuzz::CaseResult check(const halo::Program& prog) {
-  static const halo::halide::HalideOptions opt = halide_options();
-  return halo::halide::check_halide_case(prog, halo::fuzz::default_case_limits(), opt);
+  static const halo::CandidateOptions opt = halide_options();
+  return halo::fuzz::check_candidate_case(halo::halide::halide_candidate(), prog, halo::fuzz::default_case_limits(), opt);
 }
 #else
 // Sizes above this one cost several times more per case under AddressSanitizer (the

@@ -38,7 +38,7 @@ def program(body, realize="realize () over (0, 2)"):
 
 
 def candidate_processes(halo_pid):
-    """Processes a candidate of halo process halo_pid started (semantics/child_processes.hpp)."""
+    """Processes a candidate of halo process halo_pid started (support/child_processes.hpp)."""
     marker = ("HALO_CANDIDATE=%d-" % halo_pid).encode()
     found = []
     for name in os.listdir("/proc"):

@@ -1,0 +1,262 @@
+// The Exo candidate (exo_kernel.hpp): running Exo through its Python helper, and
+// binding a compiled procedure's signature to a .halo spec as a kernel manifest.
+#include "candidates/exo/exo_kernel.hpp"
+
+#include "support/run_process.hpp"
+#include "semantics/parser.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#ifndef HALO_EXO_PYTHON
+#define HALO_EXO_PYTHON ""
+#endif
+#ifndef HALO_EXO_HELPER
+#define HALO_EXO_HELPER ""
+#endif
+
+namespace halo {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kInstallHint = "run scripts/setup.sh (it installs exo-lang==1.0.0 into the project's .venv/)";
+
+std::string read_whole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(Diagnostic{path, {}, "cannot read file"});
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+[[noreturn]] void bad(const std::string& origin, const std::string& message) {
+  throw InputError(Diagnostic{origin, {}, message});
+}
+
+// A value from the command line: a boolean, an integer, a number, or the name of a spec parameter.
+nlohmann::json cli_value(const std::string& v) {
+  if (v == "true") return true;
+  if (v == "false") return false;
+  char* end = nullptr;
+  errno = 0;
+  long long i = std::strtoll(v.c_str(), &end, 10);
+  if (!v.empty() && end && *end == '\0' && errno == 0) return int64_t(i);
+  double d = std::strtod(v.c_str(), &end);
+  if (!v.empty() && end && *end == '\0') return d;
+  return v;
+}
+
+}  // namespace
+
+ExoPaths exo_paths() {
+  auto pick = [](const char* env, const char* built) {
+    const char* v = std::getenv(env);
+    return std::string(v && *v ? v : built);
+  };
+  return ExoPaths{pick("HALO_EXO_PYTHON", HALO_EXO_PYTHON), pick("HALO_EXO_HELPER", HALO_EXO_HELPER)};
+}
+
+std::string exo_unavailable_reason() {
+  ExoPaths p = exo_paths();
+  std::error_code ec;  // the paths may come from the environment: never an exception
+  if (p.python.empty() || !fs::exists(p.python, ec))
+    return fmt::format("exo-lang is not installed: no Python interpreter at '{}'; {}", p.python, kInstallHint);
+  if (p.helper.empty() || !fs::exists(p.helper, ec))
+    return fmt::format("the Exo helper '{}' is missing (set $HALO_EXO_HELPER)", p.helper);
+  ProcessLimits lim;
+  lim.wall_seconds = 60;
+  ProcessResult r = run_process({p.python, "-c", "import exo.API, exo.platforms.gemmini, exo.platforms.x86"}, {}, ".",
+                                lim, 1 << 14);
+  if (r.started && r.exited && r.exit_code == 0) return "";
+  return fmt::format("exo-lang is not importable by {}: {}; {}", p.python, r.started ? r.output : r.error, kInstallHint);
+}
+
+ExoCompileResult compile_exo_proc(const std::string& script, const std::string& proc, const std::string& outdir,
+                                  double timeout_seconds) {
+  ExoCompileResult res;
+  ExoPaths p = exo_paths();
+  std::error_code ec;
+  if (p.python.empty() || !fs::exists(p.python, ec)) {
+    res.status = ExoCompileResult::Status::Unavailable;
+    res.message = fmt::format("exo-lang is not installed: no Python interpreter at '{}'; {}", p.python, kInstallHint);
+    return res;
+  }
+  ProcessLimits lim;
+  lim.wall_seconds = timeout_seconds;
+  ProcessResult r = run_process({p.python, p.helper, script, proc, outdir}, {"PYTHONDONTWRITEBYTECODE=1"}, ".", lim);
+  if (!r.started) {
+    res.status = ExoCompileResult::Status::Unavailable;
+    res.message = fmt::format("cannot run {}: {}", p.python, r.error);
+  } else if (r.exited && r.exit_code == 0) {
+    res.status = ExoCompileResult::Status::Compiled;
+    std::string sig_path = (fs::path(outdir) / "signature.json").string();
+    res.signature = nlohmann::json::parse(read_whole(sig_path));
+    res.source = (fs::path(outdir) / res.signature.at("source").get<std::string>()).string();
+  } else if (r.exited && r.exit_code == 3) {
+    res.status = ExoCompileResult::Status::Unavailable;
+    res.message = r.output + kInstallHint;
+  } else {
+    res.status = ExoCompileResult::Status::Rejected;
+    res.message = r.timed_out ? fmt::format("Exo did not finish within {} s", timeout_seconds)
+                  : r.exited  ? r.output
+                              : describe_signal(r.signal) + "\n" + r.output;
+  }
+  return res;
+}
+
+std::pair<std::string, std::string> split_binding(const std::string& option, const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    bad("<command line>", fmt::format("{} expects NAME=VALUE, got '{}'", option, text));
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+nlohmann::json exo_kernel_manifest(const nlohmann::json& signature, const std::string& source,
+                                   const ExoBinding& binding, const std::string& origin) {
+  Program spec = parse_program(read_whole(binding.spec), binding.spec);
+  std::set<std::string> spec_params;
+  for (const auto& n : spec.pipeline.params) spec_params.insert(n.text);
+
+  std::map<std::string, nlohmann::json> argval;
+  std::map<std::string, std::string> funcs, inits;
+  std::set<std::string> names;
+  for (const auto& a : signature.at("args")) names.insert(a.at("name").get<std::string>());
+  auto collect = [&](const char* option, const auto& list, auto& into, auto convert) {
+    for (const auto& [k, v] : list) {
+      if (!names.count(k))
+        bad(origin, fmt::format("{} {}={}: the procedure '{}' has no argument '{}'", option, k, v,
+                                signature.at("function").get<std::string>(), k));
+      into[k] = convert(v);
+    }
+  };
+  collect("--arg", binding.args, argval, cli_value);
+  collect("--func", binding.funcs, funcs, [](const std::string& v) { return v; });
+  collect("--init", binding.inits, inits, [](const std::string& v) { return v; });
+
+  // A size's value: --arg, else the spec parameter of the same name.
+  auto size_value = [&](const std::string& name) -> nlohmann::json {
+    if (auto it = argval.find(name); it != argval.end()) return it->second;
+    if (spec_params.count(name)) return name;
+    bad(origin, fmt::format("the size argument '{}' has no value: give --arg {}=VALUE (a number or a spec "
+                            "parameter), or name a spec parameter '{}'",
+                            name, name, name));
+  };
+
+  nlohmann::json args = nlohmann::json::array();
+  args.push_back({{"kind", "context"}, {"bytes", 4096}});
+  for (const auto& a : signature.at("args")) {
+    std::string name = a.at("name"), kind = a.at("kind");
+    bool read = a.at("read"), written = a.at("written");
+    std::string mem = a.value("mem", "DRAM");
+    if (kind == "size" || kind == "index" || kind == "stride") {
+      args.push_back({{"kind", "scalar"}, {"type", "int_fast32_t"}, {"value", size_value(name)}, {"name", name}});
+    } else if (kind == "bool" || kind == "scalar") {
+      auto it = argval.find(name);
+      if (it == argval.end())
+        bad(origin, fmt::format("the {} argument '{}' has no value: give --arg {}=VALUE", kind, name, name));
+      if (written)
+        bad(origin, fmt::format("the scalar argument '{}' is written by the procedure; halo compares tensors "
+                                "only (make it a tensor of one element)",
+                                name));
+      nlohmann::json s = {{"kind", "scalar"}, {"type", a.at("ctype")}, {"value", it->second}, {"name", name}};
+      if (kind == "scalar") s["by_pointer"] = true;  // Exo passes data scalars as const T*
+      args.push_back(s);
+    } else if (kind == "tensor") {
+      if (mem != "DRAM")
+        bad(origin, fmt::format("the tensor argument '{}' lives in {}; halo allocates arguments in main memory (DRAM) only",
+                                name, mem));
+      nlohmann::json shape = nlohmann::json::array();
+      for (const auto& e : a.at("shape")) {
+        if (e.is_number_integer()) shape.push_back(e);
+        else if (e.is_string()) shape.push_back(size_value(e.get<std::string>()));
+        else
+          bad(origin, fmt::format("the extent '{}' of tensor '{}' is an expression; halo needs each extent to be a "
+                                  "number or a size argument",
+                                  e.value("expr", std::string("?")), name));
+      }
+      std::string func = funcs.count(name) ? funcs[name] : name;
+      if (!spec.pipeline.find(func))
+        bad(origin, fmt::format("the tensor argument '{}' corresponds to no func of {}: there is no func '{}' (map it "
+                                "with --func {}=F)",
+                                name, binding.spec, func, name));
+      nlohmann::json b = {{"type", a.at("ctype")}, {"shape", shape}, {"func", func}, {"name", name}};
+      if (written && (read || inits.count(name))) {
+        b["kind"] = "inout";
+        if (inits.count(name)) b["init"] = inits[name];
+      } else if (written) {
+        b["kind"] = "output";
+      } else {
+        if (inits.count(name))
+          bad(origin, fmt::format("--init {}: the procedure never writes '{}'", name, name));
+        b["kind"] = "input";
+      }
+      args.push_back(b);
+    } else {
+      bad(origin, fmt::format("the argument '{}' is a {}; halo binds sizes, scalars and whole tensors (not windows)",
+                              name, kind));
+    }
+  }
+
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [k, v] : binding.params) {
+    nlohmann::json j = cli_value(v);
+    if (!j.is_number_integer()) bad("<command line>", fmt::format("--param {}={}: the value must be an integer", k, v));
+    params[k] = j;
+  }
+  return {{"comment", fmt::format("generated by halo exo from {}", origin)},
+          {"platform", signature.at("platform")},
+          {"sources", {fs::absolute(source).string()}},
+          {"function", signature.at("function")},
+          {"spec", fs::absolute(binding.spec).string()},
+          {"params", params},
+          {"args", args}};
+}
+
+ExoKernelReport check_exo_kernel(const std::string& script, const std::string& proc, const ExoBinding& binding,
+                                 const KernelOptions& options) {
+  std::error_code ec;  // error_code overloads: a name too long is unreadable, not an exception
+  if (!fs::exists(script, ec)) bad(script, "cannot read file");
+  if (!fs::exists(binding.spec, ec)) bad(binding.spec, "cannot read file");
+  WorkDir dir("halo-exo");
+  dir.keep = options.keep;
+  ExoCompileResult c = compile_exo_proc(fs::absolute(script).string(), proc, dir.path, options.timeout_seconds);
+  if (c.status == ExoCompileResult::Status::Unavailable) bad(script, c.message);
+  if (c.status == ExoCompileResult::Status::Rejected) bad(script, "Exo did not produce C for '" + proc + "':\n" + c.message);
+  nlohmann::json manifest = exo_kernel_manifest(c.signature, c.source, binding, script + ":" + proc);
+  std::string manifest_path = dir.file("manifest.json");
+  std::ofstream(manifest_path) << manifest.dump(1) << "\n";
+  ExoKernelReport r;
+  try {
+    r.kernel = check_kernel(manifest_path, options);
+  } catch (const KernelCompileError& e) {
+    // The C is Exo's output, not the user's: C the system compiler rejects is a finding
+    // about the candidate (exit 1), where `halo kernel` calls its own input bad (exit 2).
+    r.kernel.manifest = manifest_path;
+    r.kernel.function = manifest.at("function").get<std::string>();
+    r.kernel.platform = manifest.at("platform").get<std::string>();
+    r.kernel.spec = binding.spec;
+    r.kernel.findings.push_back({"compile-error", e.what(), false});
+  }
+  r.exo_version = c.signature.value("exo_version", "unknown");
+  r.script = script;
+  r.proc = proc;
+  if (options.keep) r.kernel.workdir += " (generated C and manifest: " + dir.path + ")";
+  return r;
+}
+
+nlohmann::json exo_report_to_json(const ExoKernelReport& r) {
+  nlohmann::json j = kernel_report_to_json(r.kernel);
+  j["exo"] = {{"version", r.exo_version}, {"script", r.script}, {"proc", r.proc}};
+  return j;
+}
+
+}  // namespace halo

@@ -1,0 +1,328 @@
+// The reproducer printer (emit_cpp.hpp). Each HlCall prints as the call jit.cpp makes for
+// it; the realization code mirrors jit.cpp's (bounds query, then realize into the buffer
+// it asked for, then read R(z)).
+#include "candidates/halide/emit_cpp.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <sstream>
+
+namespace halo::halide {
+
+namespace {
+
+std::string cpp_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string comment(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '\n' ? ' ' : c;
+  return out;
+}
+
+const char* tail_cpp(TailStrategy t) {
+  switch (t) {
+    case TailStrategy::Guard: return "TailStrategy::GuardWithIf";
+    case TailStrategy::Shift: return "TailStrategy::ShiftInwards";
+    case TailStrategy::Round: return "TailStrategy::RoundUp";
+    case TailStrategy::Predicate: return "TailStrategy::Predicate";
+    case TailStrategy::PredicateLoads: return "TailStrategy::PredicateLoads";
+    case TailStrategy::PredicateStores: return "TailStrategy::PredicateStores";
+    case TailStrategy::Auto: return "TailStrategy::Auto";
+  }
+  return "TailStrategy::GuardWithIf";
+}
+
+std::string call_cpp(const HlCall& c) {
+  auto loop = [&](size_t i) { return cpp_loop(c.loops[i]); };
+  std::string st = cpp_stage(c.stage);
+  switch (c.kind) {
+    case HlCall::Kind::ComputeRoot: return fmt::format("{}.compute_root();", cpp_func(c.func));
+    case HlCall::Kind::StoreRoot: return fmt::format("{}.store_root();", cpp_func(c.func));
+    case HlCall::Kind::Specialize:
+      return fmt::format("Stage {} = {}.specialize({});", cpp_stage(c.result), st, hl_expr_cpp(c.exprs[0]));
+    case HlCall::Kind::Split:
+      return fmt::format("{}.split({}, {}, {}, {}, {});", st, loop(0), loop(1), loop(2), hl_expr_cpp(c.exprs[0]),
+                         tail_cpp(c.tail));
+    case HlCall::Kind::Fuse: return fmt::format("{}.fuse({}, {}, {});", st, loop(0), loop(1), loop(2));
+    case HlCall::Kind::Reorder: return fmt::format("{}.reorder({}, {});", st, loop(0), loop(1));
+    case HlCall::Kind::Parallel: return fmt::format("{}.parallel({});", st, loop(0));
+    case HlCall::Kind::Vectorize: return fmt::format("{}.vectorize({});", st, loop(0));
+    case HlCall::Kind::Unroll: return fmt::format("{}.unroll({});", st, loop(0));
+    case HlCall::Kind::Serial: return fmt::format("{}.serial({});", st, loop(0));
+    case HlCall::Kind::ComputeAt:
+      return fmt::format("{}.compute_at(LoopLevel({}, {}));", cpp_func(c.func), cpp_func(c.at.func), loop(0));
+    case HlCall::Kind::StoreAt:
+      return fmt::format("{}.store_at(LoopLevel({}, {}));", cpp_func(c.func), cpp_func(c.at.func), loop(0));
+    case HlCall::Kind::Bound:
+      return fmt::format("{}.bound({}, {}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]),
+                         hl_expr_cpp(c.exprs[1]));
+    case HlCall::Kind::BoundExtent:
+      return fmt::format("{}.bound_extent({}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]));
+    case HlCall::Kind::AlignBounds:
+      return fmt::format("{}.align_bounds({}, {}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]),
+                         hl_expr_cpp(c.exprs[1]));
+    case HlCall::Kind::Rfactor:
+      return fmt::format("{}.rfactor({}, {}).compute_root();", st, loop(0), loop(1));
+    case HlCall::Kind::ComputeWith:
+      return fmt::format("{}.compute_with({}, {});", st, cpp_stage(c.at), loop(0));
+    case HlCall::Kind::FoldStorage:
+      return fmt::format("{}.fold_storage({}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]));
+    case HlCall::Kind::Async: return fmt::format("{}.async();", cpp_func(c.func));
+    case HlCall::Kind::HoistStorage:
+      return fmt::format("{}.hoist_storage(LoopLevel({}, {}));", cpp_func(c.func), cpp_func(c.at.func), loop(0));
+  }
+  return "";
+}
+
+// Every Var and derived RVar the program names.
+void collect_names(const HlExpr& e, std::set<std::string>& vars) {
+  if (e.kind == HlExpr::Kind::Var) vars.insert(e.name);
+  for (const HlExpr& a : e.args) collect_names(a, vars);
+}
+
+const char* kMemcheckSupport = R"(// The memory check halo ran: every load and store of every Func, traced, must lie inside
+// the region of the innermost open realization of that Func (the output: its buffer).
+// Parallel loops run serially so that realizations nest.
+struct TracedRegion { std::vector<int> min, max; };
+struct MemcheckContext : JITUserContext {
+  std::string output;
+  TracedRegion output_region;
+  std::map<std::string, std::vector<TracedRegion>> open;
+  long violations = 0;
+};
+static int32_t memcheck_trace(JITUserContext *u, const halide_trace_event_t *e) {
+  auto *c = static_cast<MemcheckContext *>(u);
+  if (e->event == halide_trace_begin_realization) {
+    TracedRegion r;
+    for (int d = 0; d + 1 < e->dimensions; d += 2) {
+      r.min.push_back(e->coordinates[d]);
+      r.max.push_back(e->coordinates[d] + e->coordinates[d + 1] - 1);
+    }
+    c->open[e->func].push_back(r);
+  } else if (e->event == halide_trace_end_realization) {
+    if (!c->open[e->func].empty()) c->open[e->func].pop_back();
+  } else if (e->event == halide_trace_load || e->event == halide_trace_store) {
+    const TracedRegion *r = nullptr;
+    if (c->output == e->func) r = &c->output_region;
+    else if (!c->open[e->func].empty()) r = &c->open[e->func].back();
+    // Halide 14 pads each coordinate vector to a power of two lanes in memory.
+    int lanes = e->type.lanes > 0 ? e->type.lanes : 1, dims = e->dimensions / lanes, stride = 1;
+    while (stride < lanes) stride *= 2;
+    for (int lane = 0; lane < lanes; lane++) {
+      bool inside = r != nullptr;
+      for (int d = 0; inside && d < dims; d++) {
+        int v = e->coordinates[d * stride + lane];
+        inside = v >= r->min[d] && v <= r->max[d];
+      }
+      if (!inside && c->violations++ < 20) {
+        printf("%s of %s at (", e->event == halide_trace_store ? "store" : "load", e->func);
+        for (int d = 0; d < dims; d++) printf("%s%d", d ? ", " : "", e->coordinates[d * stride + lane]);
+        printf(") is outside its realized region\n");
+      }
+    }
+  }
+  return 1;
+}
+static int memcheck_serial_par_for(JITUserContext *u, int (*f)(JITUserContext *, int, uint8_t *), int min,
+                                   int extent, uint8_t *closure) {
+  for (int i = min; i < min + extent; i++)
+    if (int r = f(u, i, closure)) return r;
+  return 0;
+}
+
+)";
+
+}  // namespace
+
+std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expected, const ReproducerOptions& opt) {
+  std::ostringstream o;
+  o << "// A Halide reproducer written by halo (an executable formal semantics of Halide-style\n"
+       "// languages, used as a test oracle) for "
+    << comment(plan.file) << ".\n";
+  for (const std::string& h : opt.header) o << "// " << comment(h) << "\n";
+  o << "//\n"
+       "// Build and run with Debian's Halide 14, or with a Halide wheel from PyPI (pip install\n"
+       "// halide==21.0.0; ROOT is what `python -c 'import halide; print(halide.install_dir())'`\n"
+       "// prints in its environment, e.g. halo's .venv/halide/21.0.0/halide):\n"
+       "//   g++ -std=c++17 repro.cpp -I/usr/include/halide14 -lHalide14 -lpthread -ldl -o repro && ./repro\n"
+       "//   g++ -std=c++17 repro.cpp -I$ROOT/include $ROOT/lib64/libHalide.so -Wl,-rpath,$ROOT/lib64 -lpthread -ldl -o repro\n"
+       "// It prints every point of the output window where Halide's value differs from the value\n"
+       "// of halo's reference semantics, and exits 0 when they all agree, 1 when some differ, 2\n"
+       "// when Halide reports an error.\n";
+  for (const std::string& n : plan.notes) o << "// Note: " << comment(n) << "\n";
+  o << "#include \"Halide.h\"\n\n#include <cinttypes>\n#include <cstdio>\n#include <map>\n#include <string>\n"
+       "#include <vector>\n\nusing namespace Halide;\n\n";
+  o << "// Halide's runtime errors (a failed check) arrive here rather than as exceptions, since a\n"
+       "// JITUserContext is passed to realize.\n"
+       "static bool runtime_error_seen = false;\n"
+       "static void on_runtime_error(JITUserContext *, const char *msg) {\n"
+       "  printf(\"Halide runtime error: %s\\n\", msg);\n"
+       "  runtime_error_seen = true;\n"
+       "}\n\n";
+  if (opt.memcheck) o << kMemcheckSupport;
+  o << "int main() {\n"
+       "#ifdef HALIDE_VERSION_MAJOR\n"
+       "  printf(\"Halide %d.%d.%d\\n\", HALIDE_VERSION_MAJOR, HALIDE_VERSION_MINOR, HALIDE_VERSION_PATCH);\n"
+       "#else\n"
+       "  printf(\"Halide 14 or older (its Halide.h has no HALIDE_VERSION_MAJOR)\\n\");\n"
+       "#endif\n"
+       "  try {\n";
+
+  o << "    // Parameters, with their values under the realization z.\n";
+  for (const auto& [name, value] : plan.params)
+    o << fmt::format("    Param<int32_t> {}({});\n    {}.set({});\n", cpp_param(name), cpp_string(name),
+                     cpp_param(name), value == INT32_MIN ? std::string("INT32_MIN") : std::to_string(value));
+
+  std::set<std::string> vars, rvars;
+  for (const HlFunc& f : plan.funcs) {
+    for (const std::string& v : f.vars) vars.insert(v);
+    for (const HlStage& s : f.stages) {
+      for (const HlExpr& e : s.lhs) collect_names(e, vars);
+      collect_names(s.value, vars);
+      if (s.where) collect_names(*s.where, vars);
+    }
+  }
+  for (const HlCall& c : plan.schedule)
+    for (const HlLoop& l : c.loops)
+      if (l.rdom_dim < 0) (l.rvar ? rvars : vars).insert(l.name);
+  o << "    // Variables: the funcs' pure variables and the loops the schedule introduces.\n";
+  for (const std::string& v : vars) o << fmt::format("    Var v_{}({});\n", v, cpp_string(v));
+  for (const std::string& v : rvars) o << fmt::format("    RVar rv_{}({});\n", v, cpp_string(v));
+
+  o << "    // Funcs, in definition order; every value is Int(32).\n";
+  for (const HlFunc& f : plan.funcs) o << fmt::format("    Func {}({});\n", cpp_func(f.name), cpp_string(f.name));
+
+  o << "\n    // The algorithm. RDom dimension i is the reduction variable r(i+1) (r1 innermost).\n";
+  for (const HlFunc& f : plan.funcs) {
+    for (size_t i = 0; i < f.stages.size(); ++i) {
+      const HlStage& s = f.stages[i];
+      if (s.rdom) {
+        std::vector<std::string> ranges;
+        for (const auto& [mn, ln] : s.rdom->ranges)
+          ranges.push_back(fmt::format("{{{}, {}}}", hl_expr_cpp(mn), hl_expr_cpp(ln)));
+        o << fmt::format("    RDom {}({{{}}}, {});  // {}\n", s.rdom->cpp_name, fmt::join(ranges, ", "),
+                         cpp_string(s.rdom->halide_name), fmt::join(s.rdom->vars, ", "));
+        if (s.where) o << fmt::format("    {}.where({});\n", s.rdom->cpp_name, hl_expr_cpp(*s.where));
+      }
+      std::vector<std::string> lhs;
+      for (const HlExpr& e : s.lhs) lhs.push_back(hl_expr_cpp(e));
+      o << fmt::format("    {}({}) = {};\n", cpp_func(f.name), fmt::join(lhs, ", "), hl_expr_cpp(s.value));
+    }
+  }
+
+  o << "\n    // The schedule. First the formal default: every func computed and stored at the root\n"
+       "    // (Halide's own default would inline it). Then each halo directive.\n";
+  std::string last_origin;
+  for (const HlCall& c : plan.schedule) {
+    if (c.origin != last_origin && !c.origin.empty()) o << "    // halo: " << comment(c.origin) << "\n";
+    last_origin = c.origin;
+    o << "    " << call_cpp(c) << "\n";
+  }
+
+  const HlFunc* out = plan.find(plan.output);
+  size_t dims = plan.window.size();
+  std::vector<std::string> mins, exts;
+  for (const auto& [mn, ln] : plan.window) mins.push_back(std::to_string(mn)), exts.push_back(std::to_string(ln));
+  o << "\n    // Realize on R(z). The bounds query may ask for a larger buffer (a rounded-up split of the\n"
+       "    // output); only R(z) is compared.\n";
+  o << (opt.target == "host" || opt.target.empty()
+            ? std::string("    Target target = get_jit_target_from_environment();\n")
+            : fmt::format("    Target target({});\n", cpp_string(opt.target)));
+  o << fmt::format("    Pipeline pipeline({});\n", cpp_func(plan.output));
+  if (opt.memcheck) {
+    o << "    for (Func f : {";
+    std::vector<std::string> fs;
+    for (const HlFunc& f : plan.funcs) fs.push_back(cpp_func(f.name));
+    o << fmt::format("{}", fmt::join(fs, ", ")) << "}) f.trace_loads().trace_stores().trace_realizations();\n";
+    o << "    MemcheckContext ctx;\n    ctx.handlers.custom_trace = memcheck_trace;\n"
+         "    ctx.handlers.custom_do_par_for = memcheck_serial_par_for;\n";
+    o << fmt::format("    ctx.output = {}.name();\n", cpp_func(plan.output));
+  } else {
+    o << "    JITUserContext ctx;\n";
+  }
+  o << "    ctx.handlers.custom_error = on_runtime_error;\n";
+  o << fmt::format("    Buffer<int32_t> out(nullptr, std::vector<int>{{{}}});\n", fmt::join(exts, ", "));
+  if (dims) o << fmt::format("    out.set_min(std::vector<int>{{{}}});\n", fmt::join(mins, ", "));
+  o << "    pipeline.realize(&ctx, out, target);  // the bounds query\n"
+       "    if (runtime_error_seen) return 2;\n";
+  // As the oracle does (jit.cpp): an answer that does not contain the window (or a
+  // negative one) is not trusted; the pipeline is realized on a buffer over the window.
+  std::vector<std::string> window_checks;
+  for (size_t d = 0; d < dims; ++d) {
+    const auto& [mn, ln] = plan.window[d];
+    window_checks.push_back(fmt::format("out.dim({}).extent() < 0", d));
+    if (ln > 0)
+      window_checks.push_back(fmt::format("out.dim({}).min() > {} || out.dim({}).max() < {}", d, mn, d,
+                                          int64_t(mn) + ln - 1));
+  }
+  if (!window_checks.empty())
+    o << fmt::format("    if ({}) {{\n", fmt::join(window_checks, " || "))
+      << "      printf(\"the bounds query answers a region that does not contain the window: realized on a buffer "
+         "over the window instead\\n\");\n"
+      << fmt::format("      out = Buffer<int32_t>(nullptr, std::vector<int>{{{}}});\n", fmt::join(exts, ", "))
+      << (dims ? fmt::format("      out.set_min(std::vector<int>{{{}}});\n", fmt::join(mins, ", ")) : "")
+      << "    }\n";
+  o << "    out.allocate();\n"
+       "    out.fill(int32_t(0xDEADBEEFu));  // a point Halide never writes must not pass for a computed 0\n";
+  if (opt.memcheck)
+    o << "    for (int d = 0; d < out.dimensions(); d++) {\n"
+         "      ctx.output_region.min.push_back(out.dim(d).min());\n"
+         "      ctx.output_region.max.push_back(out.dim(d).max());\n    }\n";
+  o << "    pipeline.realize(&ctx, out, target);\n"
+       "    if (runtime_error_seen) return 2;\n";
+  if (opt.memcheck)
+    o << "    if (ctx.violations) printf(\"%ld load(s)/store(s) outside their realized region\\n\", "
+         "ctx.violations);\n";
+
+  o << "\n    // halo's reference values on R(z) (fig. 2.6), first dimension fastest.\n";
+  o << "    static const int64_t expected[] = {";
+  for (size_t i = 0; i < expected.values.size(); ++i) {
+    if (i % 12 == 0) o << "\n       ";
+    const Value& v = expected.values[i];
+    o << " " << (v.is_small() ? std::to_string(v.small()) + "LL" : std::string("0 /* ") + v.to_string() + " */")
+      << ",";
+  }
+  o << "\n        0};\n";
+  o << "    long mismatches = 0, i = 0;\n";
+  std::string indent = "    ";
+  std::vector<std::string> coords;
+  for (size_t d = dims; d-- > 0;) {
+    const auto& [mn, ln] = plan.window[d];
+    o << fmt::format("{}for (int c{} = {}; c{} < {}; c{}++)\n", indent, d, mn, d, int64_t(mn) + ln, d);
+    indent += "  ";
+  }
+  for (size_t d = 0; d < dims; ++d) coords.push_back(fmt::format("c{}", d));
+  o << indent << "{\n";
+  o << fmt::format("{}  int64_t got = out({}), want = expected[i++];\n", indent, fmt::join(coords, ", "));
+  std::string fmt_coords, args_coords;
+  for (size_t d = 0; d < dims; ++d) {
+    fmt_coords += (d ? ", " : "") + std::string("%d");
+    args_coords += ", c" + std::to_string(d);
+  }
+  o << fmt::format("{}  if (got != want && mismatches++ < 50)\n", indent);
+  o << fmt::format("{}    printf(\"{}({}) = %\" PRId64 \", expected %\" PRId64 \"\\n\"{}, got, want);\n", indent,
+                   out ? out->name : plan.output, fmt_coords, args_coords);
+  o << indent << "}\n";
+  o << "    printf(\"%ld of %ld point(s) differ from halo's reference\\n\", mismatches, i);\n";
+  o << (opt.memcheck ? "    return mismatches || ctx.violations ? 1 : 0;\n" : "    return mismatches ? 1 : 0;\n");
+  o << "  } catch (const Halide::Error &e) {\n"
+       "    printf(\"Halide error: %s\\n\", e.what());\n"
+       "    return 2;\n"
+       "  }\n"
+       "}\n";
+  return o.str();
+}
+
+}  // namespace halo::halide

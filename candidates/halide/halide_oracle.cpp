@@ -1,0 +1,643 @@
+// The Halide target oracle for one case (halide_oracle.hpp): reference, translation,
+// Int(32) model, isolated JIT run, classification, signature, reproducer.
+#include "candidates/halide/halide_oracle.hpp"
+
+#include "bounds/beta0.hpp"
+#include "interp/fast_eval.hpp"
+#include "interp/output.hpp"
+#include "candidates/halide/emit_cpp.hpp"
+#include "candidates/halide/int32_model.hpp"
+#include "candidates/halide/isolate.hpp"
+#include "candidates/halide/jit.hpp"
+#include "candidates/halide/plan.hpp"
+#include "candidates/halide/protocol.hpp"
+#include "candidates/halide/versions.hpp"
+#include "candidates/halide/worker.hpp"
+#include "oracle/theorems.hpp"
+#include "schedule/schedule.hpp"
+#include "semantics/parser.hpp"
+#include "semantics/printer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+namespace halo::halide {
+
+namespace {
+
+constexpr size_t kMaxMismatchExamples = 20;
+
+// Restrictions Halide documents, which halo's schedules do not have: a CompileError whose
+// message contains `needle` means "not expressible in Halide", not "Halide is wrong".
+struct KnownRestriction {
+  const char* needle;
+  const char* explanation;
+};
+const KnownRestriction kKnownRestrictions[] = {
+    {"Can only vectorize loops over a constant extent",
+     "Halide vectorizes only loops whose extent is a constant greater than 1 after bounds inference; halo's "
+     "vectorized loops are semantically serial and may have any extent"},
+    {"Can only vectorize for loops over a constant extent",  // the same restriction, in Halide 19 and 21's words
+     "Halide vectorizes only loops whose extent is a constant greater than 1 after bounds inference; halo's "
+     "vectorized loops are semantically serial and may have any extent"},
+    {"Can only unroll for loops over a constant extent",
+     "Halide unrolls only loops whose extent is a constant after bounds inference; halo's unrolled loops are "
+     "semantically serial and may have any extent"},
+    {"in an unbounded way",
+     "Halide's bounds inference must bound every access to a producer, and an index that depends on func values "
+     "is unbounded to it (as to β0, whose completed program then fails its assertion)"},
+    {"but computed within it. This is a potential race condition",
+     "Halide treats a vectorized loop like a parallel one: a func computed inside it must be stored inside it; "
+     "halo's vectorized loops are semantically serial, and its rule of storage inside the loop holds for parallel "
+     "loops only"},
+    {kNotInThisVersion, "the schedule uses a directive that this Halide version does not have"},
+    {"is accessed over an unbounded domain",
+     "Halide's bounds inference must bound every store of an update, and a left-hand side that depends on func "
+     "values is unbounded to it (as to β0, whose completed program then fails its assertion)"},
+};
+
+// Runtime checks Halide makes of its own directives (outside fig. 2.11): when one fails on a
+// schedule that uses the directive, Halide refuses that schedule for this input, which
+// halo's rules do not judge; it is not a divergence from halo.
+struct OwnDirectiveCheck {
+  DirectiveKind directive;
+  const char* needle;
+  const char* explanation;
+};
+const OwnDirectiveCheck kOwnDirectiveChecks[] = {
+    {DirectiveKind::FoldStorage, "is too small to store the required region",
+     "Halide checks at run time that a folded buffer holds the region each iteration needs; fold_storage is "
+     "Halide's own directive, which halo's rules do not judge"},
+    {DirectiveKind::FoldStorage, "was accessed out of order",
+     "Halide checks at run time that a folded dimension is accessed monotonically; fold_storage is Halide's own "
+     "directive, which halo's rules do not judge"},
+};
+
+const OwnDirectiveCheck* own_directive_check(const Program& prog, const std::string& message) {
+  if (!prog.schedule) return nullptr;
+  for (const OwnDirectiveCheck& k : kOwnDirectiveChecks)
+    if (message.find(k.needle) != std::string::npos &&
+        std::any_of(prog.schedule->begin(), prog.schedule->end(), [&](const Directive& d) { return d.kind == k.directive; }))
+      return &k;
+  return nullptr;
+}
+
+const KnownRestriction* known_restriction(const std::string& message) {
+  for (const KnownRestriction& k : kKnownRestrictions)
+    if (message.find(k.needle) != std::string::npos) return &k;
+  return nullptr;
+}
+
+std::string first_line(const std::string& s) {
+  std::string t = s;
+  size_t start = t.find_first_not_of(" \n");
+  if (start == std::string::npos) return "";
+  t = t.substr(start);
+  if (t.rfind("Error: ", 0) == 0) t = t.substr(7);
+  // "Internal Error at /build/.../CodeGen_LLVM.cpp:1302 triggered by user code at : Symbol
+  // not found" (14), "Internal Error at /project/src/CodeGen_LLVM.cpp:1294 Symbol not found"
+  // (19): the place in Halide's sources differs between versions and builds.
+  const std::string internal = "Internal Error at ", user = "triggered by user code at : ";
+  if (t.rfind(internal, 0) == 0) {
+    size_t end = t.find_first_of(" \n", internal.size());
+    if (end != std::string::npos && t[end] == ' ') {
+      t = t.substr(end + 1);
+      if (t.rfind(user, 0) == 0) t = t.substr(user.size());
+    }
+  }
+  size_t nl = t.find('\n');
+  return nl == std::string::npos ? t : t.substr(0, nl);
+}
+
+// What the child reported: the phases it entered, and the results of its runs.
+struct ChildReport {
+  std::string last_phase;
+  std::optional<JitResult> plain, memcheck;
+  bool out_of_memory = false;
+  std::string exception;
+};
+
+ChildReport parse_report(const std::string& text) {
+  ChildReport c;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("PHASE ", 0) == 0) c.last_phase = line.substr(6);
+    else if (line == "OUT_OF_MEMORY") c.out_of_memory = true;
+    else if (line.rfind("EXCEPTION ", 0) == 0) c.exception = line.substr(10);
+    else if (line.rfind("RESULT ", 0) == 0 || line.rfind("MEMCHECK ", 0) == 0) {
+      bool plain = line[0] == 'R';
+      try {
+        JitResult r = jit_from_json(nlohmann::json::parse(line.substr(plain ? 7 : 9)));
+        (plain ? c.plain : c.memcheck) = std::move(r);
+      } catch (const std::exception&) {
+        // A truncated line: the child died while writing it; the phase says where.
+      }
+    }
+  }
+  return c;
+}
+
+// ------------------------------------------------------------------ signatures
+// The schedule's directive kinds (with tail and traversal), sorted: the coordinates of a
+// wrong output or a memory violation once the case is minimized.
+std::string schedule_features(const Program& prog) {
+  std::set<std::string> kinds;
+  if (prog.schedule)
+    for (const Directive& d : *prog.schedule) {
+      std::string k = directive_name(d.kind);
+      if (d.kind == DirectiveKind::Split) k += std::string(".") + tail_name(d.tail);
+      if (d.kind == DirectiveKind::Traverse) k += std::string(".") + traversal_name(d.order);
+      kinds.insert(k);
+    }
+  if (kinds.empty()) return "default_schedule";
+  return fmt::format("{}", fmt::join(kinds, "+"));
+}
+
+// The program's own names and every number replaced, so that two programs failing the
+// same way get the same text.
+std::string normalize_message(const std::string& msg, const Program& prog) {
+  std::set<std::string> names;
+  for (const Name& p : prog.pipeline.params) names.insert(p.text);
+  for (const FuncDef& f : prog.pipeline.funcs) {
+    names.insert(f.name.text);
+    for (const Name& v : f.vars) names.insert(v.text);
+    for (const UpdateStage& u : f.updates)
+      for (const RVar& r : u.rdom) names.insert(r.name.text);
+  }
+  if (prog.schedule)
+    for (const Directive& d : *prog.schedule)
+      for (const Name& n : d.names) names.insert(n.text);
+  std::string out;
+  for (size_t i = 0; i < msg.size();) {
+    char c = msg[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (i < msg.size() && std::isdigit(static_cast<unsigned char>(msg[i]))) ++i;
+      out += 'N';
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < msg.size() && (std::isalnum(static_cast<unsigned char>(msg[j])) || msg[j] == '_')) ++j;
+      std::string tok = msg.substr(i, j - i);
+      out += names.count(tok) ? std::string("#") : tok;
+      i = j;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string signature_of(const HalideVerdict& v, const Program& prog) {
+  std::string base = fmt::format("{}:{}", outcome_name(v.outcome), v.phase);
+  switch (v.outcome) {
+    case HalideOutcome::WrongOutput:
+    case HalideOutcome::MemoryViolation:
+      return fmt::format("{}:{}", base, schedule_features(prog));
+    case HalideOutcome::Crash:
+    case HalideOutcome::Hang:
+    case HalideOutcome::OutOfMemory:
+      return fmt::format("{}:{}", base, normalize_message(first_line(v.message), prog));
+    default: return fmt::format("{}:{}", base, normalize_message(first_line(v.message), prog));
+  }
+}
+
+// ------------------------------------------------------------------ helpers
+bool reference_has_error(const OutputBuffer& b) {
+  return std::any_of(b.values.begin(), b.values.end(), [](const Value& v) { return v.is_error(); });
+}
+
+// Does halo's own completed program (the schedule applied, β0's bounds) fail an assertion
+// on this input? Def. 2.3 allows an assertion failure on both sides.
+std::optional<bool> halo_asserts(const Program& prog, const Input& in, const Limits& lim) {
+  try {
+    TgtProgram t = schedule_pipeline(prog);
+    Beta0Completion c = complete_with_beta0(t);
+    OracleVerdict v = check_theorems(prog, c.program, in, lim);
+    return v.assertion_failed;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void compare(const JitResult& r, const OutputBuffer& ref, bool memcheck_run, HalideVerdict& v) {
+  for (size_t i = 0; i < ref.values.size() && i < r.values.size(); ++i) {
+    const Value& want = ref.values[i];
+    if (want.is_small() && want.small() == int64_t(r.values[i])) continue;
+    ++v.mismatches;
+    if (v.first_mismatches.size() < kMaxMismatchExamples)
+      v.first_mismatches.push_back(PointMismatch{window_point(ref.window, i), want, r.values[i], memcheck_run});
+  }
+  if (r.values.size() != ref.values.size()) ++v.mismatches;
+}
+
+std::string point_text(const std::vector<Value>& p) {
+  std::vector<std::string> s;
+  for (const Value& x : p) s.push_back(x.to_string());
+  return fmt::format("({})", fmt::join(s, ", "));
+}
+
+// Classifies what the isolated child did.
+void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, const OutputBuffer& ref,
+              const Program& prog, const Input& in, const HalideOptions& opt, const Int32ModelResult& model) {
+  v.phase = rep.last_phase;
+  v.output_tail = run.output_tail;
+  auto mentions_oom = [](const std::string& text) {
+    return text.find("out of memory") != std::string::npos || text.find("Out of memory") != std::string::npos ||
+           text.find("bad_alloc") != std::string::npos;
+  };
+  bool oom_text = mentions_oom(run.output_tail);
+  if (run.end == IsolatedRun::End::CouldNotStart) throw std::runtime_error("cannot start Halide's process: " + run.error);
+  if (run.end == IsolatedRun::End::TimedOut) {
+    v.outcome = HalideOutcome::Hang;
+    v.message = fmt::format("no result after {:.0f} s", opt.timeout_seconds);
+    v.detail = fmt::format("Halide did not finish within {:.0f} s (phase {}); the process was killed",
+                           opt.timeout_seconds, v.phase);
+    return;
+  }
+  if (rep.out_of_memory || (run.end == IsolatedRun::End::Signaled && oom_text)) {
+    v.outcome = HalideOutcome::OutOfMemory;
+    v.message = "out of memory";
+    v.detail = fmt::format("Halide ran out of its {} MiB (phase {})", opt.max_memory_bytes >> 20, v.phase);
+    return;
+  }
+  if (run.end == IsolatedRun::End::Signaled) {
+    v.outcome = HalideOutcome::Crash;
+    v.message = signal_description(run.signal);
+    v.detail = fmt::format("Halide's process died of {} during {}", v.message, v.phase);
+    return;
+  }
+  if (!rep.plain || (opt.memcheck && rep.plain->status == JitResult::Status::Ok && !rep.memcheck)) {
+    v.outcome = HalideOutcome::Crash;
+    v.message = rep.exception.empty() ? fmt::format("exited with status {} without a result", run.exit_code)
+                                      : "exception: " + rep.exception;
+    v.detail = fmt::format("Halide's process {} during {}", v.message, v.phase);
+    return;
+  }
+  v.halide_target = rep.plain->target;
+  if (!rep.plain->bounds_query_note.empty()) v.notes.push_back(rep.plain->bounds_query_note);
+  std::vector<const JitResult*> runs{&*rep.plain};
+  if (rep.memcheck) runs.push_back(&*rep.memcheck);
+  for (const JitResult* r : runs) {
+    if (r->status == JitResult::Status::Ok) continue;
+    bool traced = r == &*rep.memcheck;
+    v.phase = (traced ? "memcheck_" : "") + r->phase;
+    v.message = r->message;
+    switch (r->status) {
+      case JitResult::Status::InternalError:
+        v.outcome = HalideOutcome::InternalError;
+        v.detail = fmt::format("Halide raised an InternalError during {}: {}", v.phase, first_line(r->message));
+        return;
+      case JitResult::Status::CompileError:
+      case JitResult::Status::OtherError:
+        if (const KnownRestriction* k = known_restriction(r->message)) {
+          v.outcome = HalideOutcome::NotExpressible;
+          v.detail = fmt::format("not expressible in Halide: {} (Halide: {})", k->explanation, first_line(r->message));
+        } else if (prog.schedule && std::any_of(prog.schedule->begin(), prog.schedule->end(),
+                                                [](const Directive& d) { return is_halide_only(d); })) {
+          // halo's rules do not cover Halide's own directives (docs/halide.md), so Halide's
+          // refusal of a schedule that uses them is Halide's call, not a divergence.
+          v.outcome = HalideOutcome::NotExpressible;
+          v.detail = fmt::format("Halide refuses this use of its own directives, which halo's rules do not judge "
+                                 "(during {}): {}",
+                                 v.phase, first_line(r->message));
+        } else {
+          v.outcome = HalideOutcome::Rejected;
+          v.detail = fmt::format("Halide rejects a program halo accepts (during {}): {}", v.phase,
+                                 first_line(r->message));
+        }
+        return;
+      case JitResult::Status::RuntimeError: {
+        if (mentions_oom(r->message)) {  // halide_malloc failed under the memory limit: no check of Halide's
+          v.outcome = HalideOutcome::OutOfMemory;
+          v.message = "out of memory";
+          v.detail = fmt::format("Halide ran out of its {} MiB (phase {}): {}", opt.max_memory_bytes >> 20, v.phase,
+                                 first_line(r->message));
+          return;
+        }
+        if (const OwnDirectiveCheck* k = own_directive_check(prog, r->message)) {
+          v.outcome = HalideOutcome::NotExpressible;
+          v.detail = fmt::format("not expressible in Halide for this input: {} (Halide: {})", k->explanation,
+                                 first_line(r->message));
+          return;
+        }
+        if (model.unbounded_region) {
+          v.outcome = HalideOutcome::NotExpressible;
+          v.detail = fmt::format("Halide cannot bound a region that depends on func values ({}); it stops with: {}",
+                                 model.why, first_line(r->message));
+          return;
+        }
+        std::optional<bool> both = halo_asserts(prog, in, opt.reference_limits);
+        v.outcome = both.value_or(false) ? HalideOutcome::AgreedAssertion : HalideOutcome::RuntimeAssertion;
+        v.detail = both.value_or(false)
+                       ? fmt::format("Halide's runtime check fails ({}), and so does halo's own completed program: "
+                                     "Def. 2.3 allows both",
+                                     first_line(r->message))
+                       : fmt::format("Halide's runtime check fails ({}) where halo's own completed program {}",
+                                     first_line(r->message),
+                                     both ? "runs without an assertion failure" : "could not be checked");
+        return;
+      }
+      case JitResult::Status::Ok: break;
+    }
+  }
+  v.compile_seconds = rep.plain->compile_seconds;
+  v.run_seconds = rep.plain->run_seconds;
+  if (rep.memcheck) v.mem = rep.memcheck->mem;
+  for (const JitResult* r : runs)
+    for (const std::string& s : r->heap_corruption) v.heap_corruption.push_back(s);
+  if (!v.heap_corruption.empty()) {
+    v.outcome = HalideOutcome::MemoryViolation;
+    v.message = v.heap_corruption.front();
+    v.detail = "Theorem 2.1 violated: " + v.heap_corruption.front();
+    v.phase = "run";
+    return;
+  }
+  // Out-of-region lanes of vector accesses: a violation unless a predicating tail (one of
+  // Halide's own) could have masked them; then the trace cannot tell, the guard bytes
+  // around every buffer (checked above) are the evidence for stores, and the verdict says
+  // what it could not check.
+  if (v.mem.vector_lanes_out_of_bounds > 0) {
+    bool predicated = prog.schedule && std::any_of(prog.schedule->begin(), prog.schedule->end(), [](const Directive& d) {
+                        return d.kind == DirectiveKind::Split && is_predicating(d.tail);
+                      });
+    if (predicated) {
+      v.notes.push_back(fmt::format(
+          "{} lane(s) of vector loads/stores lie outside the realized region in Halide's trace, e.g. {}; a trace "
+          "event of a predicated vector access lists its masked-off lanes too, so the memory check cannot judge "
+          "them (the guard bytes around every buffer were intact)",
+          v.mem.vector_lanes_out_of_bounds, v.mem.vector_lanes_examples.empty() ? "" : v.mem.vector_lanes_examples.front()));
+      v.mem.unjudged_vector_lanes = v.mem.vector_lanes_out_of_bounds;
+    } else {
+      v.mem.out_of_bounds += v.mem.vector_lanes_out_of_bounds;
+      for (const std::string& e : v.mem.vector_lanes_examples)
+        if (v.mem.out_of_bounds_examples.size() < kMaxMismatchExamples) v.mem.out_of_bounds_examples.push_back(e);
+    }
+  }
+  if (v.mem.out_of_bounds > 0) {
+    v.outcome = HalideOutcome::MemoryViolation;
+    v.message = v.mem.out_of_bounds_examples.empty() ? "out-of-bounds access" : v.mem.out_of_bounds_examples.front();
+    v.detail = fmt::format("Theorem 2.1 violated: {} load(s)/store(s) outside the region Halide realized, e.g. {}",
+                           v.mem.out_of_bounds, v.message);
+    v.phase = "memcheck_run";
+    return;
+  }
+  compare(*rep.plain, ref, false, v);
+  uint64_t plain_mismatches = v.mismatches;
+  if (plain_mismatches == 0 && rep.memcheck) compare(*rep.memcheck, ref, true, v);
+  if (v.mismatches > 0) {
+    // Halide was seen computing regions: are they still inside the Int(32) model?
+    Int32ModelResult again = check_int32_model(prog, in, v.mem.realized);
+    if (!model.in_model || !again.in_model) {
+      v.outcome = HalideOutcome::OutOfModel;
+      v.message = !model.in_model ? model.why : again.why;
+      v.detail = "the outputs differ, but the case is outside the Int(32) model: " + v.message;
+      return;
+    }
+    const PointMismatch& m = v.first_mismatches.front();
+    v.outcome = HalideOutcome::WrongOutput;
+    v.phase = plain_mismatches ? "run" : "memcheck_run";
+    v.message = fmt::format("{}{} = {}, expected {}", prog.pipeline.name.text, point_text(m.point), m.got,
+                            m.expected.to_string());
+    v.detail = fmt::format("Theorem 2.2 violated: Halide's output differs from the reference at {} of {} point(s) "
+                           "of R(z){}, first {}",
+                           v.mismatches, ref.values.size(), plain_mismatches ? "" : " (in the traced run only)",
+                           v.message);
+    return;
+  }
+  // Not a finding: Halide skips computing a producer whose values a select will discard
+  // (its "dynamically skipping stages" pass) and still loads them. The output is right.
+  if (v.mem.uninitialized > 0)
+    v.notes.push_back(fmt::format("{} load(s) of points that no store of the realization wrote (values Halide "
+                                  "loads and discards, e.g. under a select after skipping a stage), e.g. {}",
+                                  v.mem.uninitialized, v.mem.uninitialized_examples.empty()
+                                                           ? std::string()
+                                                           : v.mem.uninitialized_examples.front()));
+  v.outcome = HalideOutcome::Pass;
+  v.phase = "";
+  v.detail = fmt::format("Halide's output equals the reference on all {} point(s) of R(z){}", ref.values.size(),
+                         !rep.memcheck ? ""
+                         : v.mem.unjudged_vector_lanes == 0
+                             ? fmt::format("; {} loads and {} stores inside their realizations", v.mem.loads,
+                                           v.mem.stores)
+                             : fmt::format("; {} loads and {} stores traced, all inside their realizations but {} "
+                                           "lane(s) of predicated vector accesses the trace cannot judge",
+                                           v.mem.loads, v.mem.stores, v.mem.unjudged_vector_lanes));
+}
+
+// The long-lived worker of each Halide version, for one Halide target string; replaced
+// after it dies, after a suspicious outcome, and every kWorkerRequests requests.
+constexpr uint64_t kWorkerRequests = 1000;
+struct WorkerSlot {
+  std::unique_ptr<Worker> worker;
+  std::string target;
+};
+std::map<int, WorkerSlot> g_workers;
+
+void stop_worker(int major) { g_workers.erase(major); }
+
+Worker& worker_for(const HalideOptions& opt, const HalideVersion& v) {
+  WorkerSlot& s = g_workers[v.major];
+  if (s.worker && (!s.worker->alive() || s.target != opt.target || s.worker->requests() >= kWorkerRequests))
+    s.worker.reset();
+  if (!s.worker) {
+    s.worker = std::make_unique<Worker>(v.worker, std::vector<std::string>{"--serve", "--target", opt.target});
+    s.target = opt.target;
+    // Wait for the warm-up, so that it is not charged to the first case's time limit.
+    s.worker->call("", 300, 0);
+  }
+  return *s.worker;
+}
+
+// One request in a fresh worker process, which ends after it.
+IsolatedRun run_fresh(const HalideVersion& v, const std::string& request, const HalideOptions& opt) {
+  Worker w(v.worker, {"--serve", "--no-warm-up", "--target", opt.target});
+  IsolatedRun run = w.call(request, opt.timeout_seconds, opt.max_memory_bytes);
+  w.stop();
+  return run;
+}
+
+}  // namespace
+
+const char* outcome_name(HalideOutcome o) {
+  switch (o) {
+    case HalideOutcome::Pass: return "pass";
+    case HalideOutcome::OutOfModel: return "out_of_model";
+    case HalideOutcome::ReferenceError: return "reference_error";
+    case HalideOutcome::NotExpressible: return "not_expressible";
+    case HalideOutcome::AgreedAssertion: return "agreed_assertion";
+    case HalideOutcome::WrongOutput: return "wrong_output";
+    case HalideOutcome::MemoryViolation: return "memory_violation";
+    case HalideOutcome::Crash: return "crash";
+    case HalideOutcome::InternalError: return "internal_error";
+    case HalideOutcome::Rejected: return "rejected";
+    case HalideOutcome::RuntimeAssertion: return "runtime_assertion";
+    case HalideOutcome::Hang: return "hang";
+    case HalideOutcome::OutOfMemory: return "out_of_memory";
+  }
+  return "?";
+}
+
+bool is_violation(HalideOutcome o) {
+  return o == HalideOutcome::WrongOutput || o == HalideOutcome::MemoryViolation || o == HalideOutcome::Crash ||
+         o == HalideOutcome::InternalError;
+}
+
+bool is_finding(HalideOutcome o) {
+  return is_violation(o) || o == HalideOutcome::Rejected || o == HalideOutcome::RuntimeAssertion ||
+         o == HalideOutcome::Hang || o == HalideOutcome::OutOfMemory;
+}
+
+HalideVerdict run_halide_case(const Program& prog, const Input& in, const HalideOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  HalideVerdict v;
+  const HalideVersion& version = halide_version_for(opt);
+  v.halide_version = version.version;
+  auto finish = [&](HalideVerdict& out) -> HalideVerdict {
+    out.signature = signature_of(out, prog);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  };
+  OutputBuffer ref = evaluate_fast(prog.pipeline, in, opt.reference_limits);
+  if (reference_has_error(ref)) {
+    v.outcome = HalideOutcome::ReferenceError;
+    v.detail = "P(z) has an error value in R(z) (a negative rdom extent): Def. 2.3 holds vacuously, Halide not run";
+    return finish(v);
+  }
+  auto translated = translate_to_halide(prog, in);
+  if (auto* err = std::get_if<TranslationError>(&translated)) {
+    v.outcome = err->not_expressible ? HalideOutcome::NotExpressible : HalideOutcome::OutOfModel;
+    v.phase = "translate";
+    v.message = err->message;
+    v.detail = (err->not_expressible ? "not expressible in Halide: " : "outside the Int(32) model: ") + err->message;
+    return finish(v);
+  }
+  const HalidePlan& plan = std::get<HalidePlan>(translated);
+  v.notes = plan.notes;
+  Int32ModelResult model = check_int32_model(prog, in);
+  if (!model.in_model && !model.unbounded_region) {
+    v.outcome = HalideOutcome::OutOfModel;
+    v.message = model.why;
+    v.detail = "outside the Int(32) model: " + model.why;
+    return finish(v);
+  }
+  std::string request = case_request_text(prog, in, opt.memcheck, opt.target);
+  IsolatedRun run;
+  bool fresh = !opt.reuse_process;
+  if (opt.reuse_process) {
+    run = worker_for(opt, version).call(request, opt.timeout_seconds, opt.max_memory_bytes);
+    ChildReport rep = parse_report(run.report);
+    classify(v, run, rep, ref, prog, in, opt, model);
+    // A crash, hang or memory finding of the worker could come from an earlier case that
+    // corrupted it: the worker is replaced, and the case decided again in a fresh process.
+    if (run.end != IsolatedRun::End::Exited || v.outcome == HalideOutcome::Crash ||
+        v.outcome == HalideOutcome::Hang || v.outcome == HalideOutcome::OutOfMemory ||
+        v.outcome == HalideOutcome::MemoryViolation) {
+      stop_worker(version.major);
+      std::string seen = outcome_name(v.outcome);
+      v = HalideVerdict{};
+      v.halide_version = version.version;
+      v.notes = plan.notes;
+      v.notes.push_back("seen as " + seen + " in the long-lived worker; decided again in a fresh process");
+      fresh = true;
+    }
+  }
+  if (fresh) {
+    run = run_fresh(version, request, opt);
+    classify(v, run, parse_report(run.report), ref, prog, in, opt, model);
+  }
+  if (v.outcome == HalideOutcome::Pass && !model.in_model)
+    v.notes.push_back("the case passed although interval analysis could not bound a region: " + model.why);
+  return finish(v);
+}
+
+std::string failure_signature(const HalideVerdict& v) { return v.signature; }
+
+const HalideVersion& halide_version_for(const HalideOptions& opt) {
+  if (opt.version == 0) return newest_halide_version();
+  const HalideVersion* v = find_halide_version(opt.version);
+  if (!v)
+    throw std::runtime_error(fmt::format("Halide {} is not installed (installed: {})", opt.version,
+                                         installed_halide_list()));
+  return *v;
+}
+
+std::string halide_reproducer(const Program& prog, const Input& in, const HalideVerdict& v, const HalideOptions& opt) {
+  OutputBuffer ref = evaluate_fast(prog.pipeline, in, opt.reference_limits);
+  auto translated = translate_to_halide(prog, in);
+  if (auto* err = std::get_if<TranslationError>(&translated))
+    throw InputError(Diagnostic{prog.file, {}, "no Halide program can be written: " + err->message});
+  ReproducerOptions ro;
+  ro.target = opt.target;
+  ro.memcheck = v.outcome == HalideOutcome::MemoryViolation || v.phase.rfind("memcheck_", 0) == 0;
+  ro.header.push_back(fmt::format("halo's verdict: {} ({})", outcome_name(v.outcome), v.signature));
+  if (!v.detail.empty()) ro.header.push_back(v.detail);
+  if (!v.halide_target.empty()) ro.header.push_back("Halide target when found: " + v.halide_target);
+  std::istringstream halo_src(print_program(prog));
+  ro.header.push_back("The .halo program:");
+  for (std::string line; std::getline(halo_src, line);) ro.header.push_back("  " + line);
+  return emit_reproducer_cpp(std::get<HalidePlan>(translated), ref, ro);
+}
+
+nlohmann::json halide_verdict_to_json(const HalideVerdict& v) {
+  nlohmann::json mism = nlohmann::json::array();
+  for (const PointMismatch& m : v.first_mismatches) {
+    nlohmann::json p = nlohmann::json::array();
+    for (const Value& x : m.point) p.push_back(value_to_json(x));
+    mism.push_back({{"point", p}, {"expected", value_to_json(m.expected)}, {"got", m.got},
+                    {"traced_run", m.in_memcheck_run}});
+  }
+  return {{"target", "halide"},
+          {"halide_version", v.halide_version},
+          {"outcome", outcome_name(v.outcome)},
+          {"finding", v.finding()},
+          {"violation", is_violation(v.outcome)},
+          {"verdict", v.finding() ? "violated" : "holds"},
+          {"phase", v.phase},
+          {"message", v.message},
+          {"detail", v.detail},
+          {"signature", v.signature},
+          {"halide_target", v.halide_target},
+          {"mismatches", v.mismatches},
+          {"first_mismatches", mism},
+          {"memcheck",
+           {{"loads", v.mem.loads},
+            {"stores", v.mem.stores},
+            {"realizations", v.mem.realizations},
+            {"out_of_bounds", v.mem.out_of_bounds},
+            {"out_of_bounds_examples", v.mem.out_of_bounds_examples},
+            {"unjudged_vector_lanes", v.mem.unjudged_vector_lanes},
+            {"uninitialized", v.mem.uninitialized},
+            {"uninitialized_examples", v.mem.uninitialized_examples}}},
+          {"heap_corruption", v.heap_corruption},
+          {"notes", v.notes},
+          {"output_tail", v.output_tail},
+          {"compile_seconds", v.compile_seconds},
+          {"run_seconds", v.run_seconds},
+          {"seconds", v.seconds}};
+}
+
+std::string describe_halide_verdict(const HalideVerdict& v) {
+  std::string s = fmt::format("Halide {}{}: {}\n  {}\n", v.halide_version,
+                              v.halide_target.empty() ? "" : " (" + v.halide_target + ")", outcome_name(v.outcome),
+                              v.detail);
+  for (size_t i = 1; i < v.first_mismatches.size() && i < 10; ++i) {
+    const PointMismatch& m = v.first_mismatches[i];
+    s += fmt::format("  also {} = {}, expected {}\n", point_text(m.point), m.got, m.expected.to_string());
+  }
+  for (const std::string& e : v.mem.out_of_bounds_examples) s += "  " + e + "\n";
+  for (const std::string& n : v.notes) s += "  note: " + n + "\n";
+  if (v.finding()) s += "  signature: " + v.signature + "\n";
+  if ((v.outcome == HalideOutcome::Crash || v.outcome == HalideOutcome::Hang) && !v.output_tail.empty())
+    s += "  Halide's last output:\n" + v.output_tail + "\n";
+  s += fmt::format("  verdict: {}\n", v.finding() ? "violated" : "holds");
+  return s;
+}
+
+}  // namespace halo::halide

@@ -1,0 +1,104 @@
+// halo as a test oracle for the real Halide compiler (Debian's libhalide14): one case
+// (P, z) — a .halo program with its schedule, and an input — is translated to Halide
+// (plan.hpp), JIT-compiled and run in an isolated child process (isolate.hpp, jit.hpp),
+// and judged against halo's big-step reference on R(z) (Theorem 2.2 via Def. 2.3) and
+// against the regions Halide realized (Theorem 2.1 for every intermediate func).
+//
+// Every way Halide can go wrong is a classified outcome, never a crash of halo. The
+// outcomes fall in three groups (docs/halide.md explains each):
+//   not findings   pass, out_of_model (Int(32) cannot represent the case, int32_model.hpp),
+//                  reference_error (P(z) has an error value: Def. 2.3 holds vacuously),
+//                  not_expressible (a documented restriction of Halide, e.g. vectorizing a
+//                  loop of non-constant extent), agreed_assertion (Halide's runtime check
+//                  fails and so does halo's own completed program: Def. 2.3 allows both);
+//   violations     wrong_output (Theorem 2.2), memory_violation (Theorem 2.1: an access
+//                  outside the realized region, or a heap buffer overrun), crash,
+//                  internal_error (Halide's own InternalError);
+//   divergences    rejected (Halide's CompileError on a schedule halo accepts),
+//                  runtime_assertion (Halide's runtime check fails, halo's program runs),
+//                  hang, out_of_memory.
+#pragma once
+
+#include "interp/input.hpp"
+#include "candidates/halide/jit.hpp"
+#include "semantics/ast.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace halo::halide {
+
+enum class HalideOutcome : uint8_t {
+  Pass, OutOfModel, ReferenceError, NotExpressible, AgreedAssertion,
+  WrongOutput, MemoryViolation, Crash, InternalError,
+  Rejected, RuntimeAssertion, Hang, OutOfMemory,
+};
+const char* outcome_name(HalideOutcome o);
+bool is_finding(HalideOutcome o);          // a violation or a divergence
+bool is_violation(HalideOutcome o);        // wrong_output, memory_violation, crash, internal_error
+
+struct HalideOptions {
+  int version = 0;               // the Halide major version (versions.hpp); 0 = the newest installed
+  std::string target = "host";   // a Halide target string; "host" = get_jit_target_from_environment()
+  bool memcheck = true;          // also run the traced pipeline (Theorem 2.1 for intermediates)
+  double timeout_seconds = 60;   // for compiling and running, in the child
+  uint64_t max_memory_bytes = 4ull << 30;  // the child's address space beyond what it starts with
+  Limits reference_limits;       // halo's own evaluation
+  // Serve cases from one long-lived worker process, warm (Halide's JIT runtime compiled
+  // once), instead of a fresh process per case: what makes a campaign as fast as Halide
+  // alone. Crashes, hangs and memory findings are decided again in a fresh process
+  // (worker.hpp). A single case is faster in a fresh process.
+  bool reuse_process = true;
+};
+
+struct PointMismatch {
+  std::vector<Value> point;
+  Value expected;
+  int32_t got = 0;
+  bool in_memcheck_run = false;  // seen in the traced run only
+};
+
+struct HalideVerdict {
+  HalideOutcome outcome = HalideOutcome::Pass;
+  std::string phase;        // build, compile, bounds_query, run (memcheck_* for the traced run)
+  std::string message;      // Halide's message, the signal, the first difference, the Int(32) reason
+  std::string detail;       // one paragraph saying what happened, for people
+  std::string signature;    // failure_signature: the same for two cases that fail the same way
+  std::string output_tail;  // the last bytes Halide's process printed
+  std::string halide_target;
+  std::string halide_version;  // "21.0.0": the Halide that ran the case
+  uint64_t mismatches = 0;
+  std::vector<PointMismatch> first_mismatches;
+  MemcheckReport mem;
+  std::vector<std::string> heap_corruption;
+  std::vector<std::string> notes;  // readings the translation took (plan notes)
+  double compile_seconds = 0, run_seconds = 0, seconds = 0;
+  bool finding() const { return is_finding(outcome); }
+};
+
+// Runs one case. `prog` must be valid (check_program and the schedule's own checks have
+// passed). Throws ResourceLimit when halo's own reference evaluation exceeds
+// opt.reference_limits; every failure of Halide is an outcome.
+HalideVerdict run_halide_case(const Program& prog, const Input& in, const HalideOptions& opt = {});
+
+// The installed Halide opt.version names (the newest for 0); throws when it is not installed.
+struct HalideVersion;
+const HalideVersion& halide_version_for(const HalideOptions& opt);
+
+// Groups findings that fail the same way: the outcome, Halide's phase, and the message with
+// the program's own names and all numbers replaced (for wrong_output and memory_violation,
+// the schedule's directive kinds instead of a message).
+std::string failure_signature(const HalideVerdict& v);
+
+// The standalone Halide C++ program that rebuilds this case and prints Halide's wrong
+// values next to halo's expected ones (emit_cpp.hpp); with the memory check when the
+// verdict is a memory finding. Throws InputError when the case is out of the Int(32) model
+// (there is no Int(32) program to write).
+std::string halide_reproducer(const Program& prog, const Input& in, const HalideVerdict& v,
+                              const HalideOptions& opt = {});
+
+nlohmann::json halide_verdict_to_json(const HalideVerdict& v);
+std::string describe_halide_verdict(const HalideVerdict& v);  // a few lines for people
+}  // namespace halo::halide

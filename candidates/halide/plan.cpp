@@ -1,0 +1,644 @@
+// The translator from a .halo program to the Halide description of plan.hpp: algorithm
+// (fig. 2.5) to Funcs, Vars, RDoms and update definitions; schedule (fig. 2.11) to Halide
+// scheduling calls, one or more per directive, after the explicit formal default.
+//
+// To map fuse and swap, which name one loop and mean "with the loop immediately inside
+// it", the translator keeps every stage's loop order as Halide keeps it (innermost first:
+// a stage's first pure variable, or its rdom's r1, is innermost, as in fig. 2.9) and
+// applies each directive to it.
+#include "candidates/halide/plan.hpp"
+
+#include "semantics/printer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+namespace halo::halide {
+
+namespace {
+
+bool fits_int32(const Value& v) {
+  return v.is_small() && v.small() >= std::numeric_limits<int32_t>::min() &&
+         v.small() <= std::numeric_limits<int32_t>::max();
+}
+
+struct OutOfModel {
+  std::string message;
+};
+struct NotExpressible {
+  std::string message;
+};
+
+// What a variable is at the place an expression is translated.
+struct Scope {
+  std::map<std::string, HlExpr> vars;
+};
+
+HlExpr to_int(HlExpr e) {
+  if (!e.is_bool) return e;
+  HlExpr c;
+  c.kind = HlExpr::Kind::ToInt;
+  c.args.push_back(std::move(e));
+  return c;
+}
+
+HlExpr to_bool(HlExpr e) {
+  if (e.is_bool) return e;
+  HlExpr c;
+  c.kind = HlExpr::Kind::ToBool;
+  c.is_bool = true;
+  c.args.push_back(std::move(e));
+  return c;
+}
+
+HlExpr translate_expr(const Expr& e, const Scope& s, const std::string& file) {
+  switch (e->kind) {
+    case ExprKind::Const: {
+      const Value& v = as<ConstNode>(e).value;
+      if (!fits_int32(v))
+        throw OutOfModel{fmt::format("{}:{}:{}: the constant {} does not fit in Int(32)", file, e->loc.line,
+                                     e->loc.col, v.to_string())};
+      HlExpr c;
+      c.value = int32_t(v.small());
+      return c;
+    }
+    case ExprKind::Var: {
+      const std::string& n = as<VarNode>(e).name;
+      auto it = s.vars.find(n);
+      if (it == s.vars.end()) throw std::logic_error("halide translation: unbound variable " + n);
+      return it->second;
+    }
+    case ExprKind::Call: {
+      const auto& c = as<CallNode>(e);
+      HlExpr r;
+      r.kind = HlExpr::Kind::Call;
+      r.name = c.func;
+      for (const Expr& a : c.args) r.args.push_back(to_int(translate_expr(a, s, file)));
+      return r;
+    }
+    case ExprKind::Hole: throw std::logic_error("halide translation: a hole in an algorithm expression");
+    case ExprKind::Op: break;
+  }
+  const auto& n = as<OpNode>(e);
+  std::vector<HlExpr> a;
+  for (const Expr& x : n.args) a.push_back(translate_expr(x, s, file));
+  HlExpr r;
+  r.op = n.op;
+  switch (n.op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
+      r.kind = HlExpr::Kind::Binary;
+      r.args = {to_int(std::move(a[0])), to_int(std::move(a[1]))};
+      return r;
+    case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne:
+      r.kind = HlExpr::Kind::Binary;
+      r.is_bool = true;
+      r.args = {to_int(std::move(a[0])), to_int(std::move(a[1]))};
+      return r;
+    case Op::And: case Op::Or:
+      r.kind = HlExpr::Kind::Binary;
+      r.is_bool = true;
+      r.args = {to_bool(std::move(a[0])), to_bool(std::move(a[1]))};
+      return r;
+    case Op::Not:
+      r.kind = HlExpr::Kind::Unary;
+      r.is_bool = true;
+      r.args = {to_bool(std::move(a[0]))};
+      return r;
+    case Op::Neg:
+      r.kind = HlExpr::Kind::Unary;
+      r.args = {to_int(std::move(a[0]))};
+      return r;
+    case Op::Select:
+      r.kind = HlExpr::Kind::Select;
+      r.args = {to_bool(std::move(a[0])), to_int(std::move(a[1])), to_int(std::move(a[2]))};
+      return r;
+  }
+  throw std::logic_error("halide translation: unknown operator");
+}
+
+HlExpr var_expr(HlExpr::Kind k, const std::string& name) {
+  HlExpr v;
+  v.kind = k;
+  v.name = name;
+  return v;
+}
+
+// Does the stage's left-hand side or value mention one of its RDom's RVars?
+bool mentions_rvar(const HlExpr& e, const std::string& rdom) {
+  if (e.kind == HlExpr::Kind::RVar && e.rdom == rdom) return true;
+  for (const HlExpr& a : e.args)
+    if (mentions_rvar(a, rdom)) return true;
+  return false;
+}
+bool mentions_rdom(const HlStage& s) {
+  for (const HlExpr& e : s.lhs)
+    if (mentions_rvar(e, s.rdom->cpp_name)) return true;
+  return mentions_rvar(s.value, s.rdom->cpp_name);
+}
+
+// A stage's loops, innermost first, with their traversal (fuse needs the inner one's).
+struct LoopState {
+  HlLoop loop;
+  Traversal order = Traversal::Serial;
+};
+using StageKey = std::tuple<std::string, int64_t, int64_t>;
+
+class Translator {
+ public:
+  Translator(const Program& p, const Input& in) : prog_(p), in_(in) {}
+
+  HalidePlan run() {
+    plan_.file = prog_.file;
+    plan_.output = prog_.pipeline.name.text;
+    for (size_t i = 0; i < prog_.pipeline.params.size(); ++i) {
+      const std::string& name = prog_.pipeline.params[i].text;
+      if (!fits_int32(in_.params[i]))
+        throw OutOfModel{fmt::format("parameter {} = {} does not fit in Int(32)", name, in_.params[i].to_string())};
+      plan_.params.emplace_back(name, int32_t(in_.params[i].small()));
+      params_.vars[name] = var_expr(HlExpr::Kind::Param, name);
+    }
+    for (const Interval& w : in_.window) {
+      Value last = add(w.min, w.len);
+      if (!fits_int32(w.min) || !fits_int32(w.len) || !fits_int32(last))
+        throw OutOfModel{fmt::format("the output window ({}, {}) does not fit in Int(32)", w.min.to_string(),
+                                     w.len.to_string())};
+      plan_.window.emplace_back(int32_t(w.min.small()), int32_t(w.len.small()));
+    }
+    for (const FuncDef& f : prog_.pipeline.funcs) plan_.funcs.push_back(translate_func(f));
+    // The formal default (fig. 2.9): every func computed and stored at the root. Halide's
+    // output Func is always computed at the root; it takes no call. A func the schedule
+    // inlines takes none either: Halide's own default, inlining, is what compute_inline means.
+    std::set<std::string> inlined;
+    if (prog_.schedule)
+      for (const Directive& d : *prog_.schedule)
+        if (d.kind == DirectiveKind::ComputeInline) inlined.insert(d.func.text);
+    for (const HlFunc& f : plan_.funcs) {
+      if (f.is_output || inlined.count(f.name)) continue;
+      HlCall c;
+      c.kind = HlCall::Kind::ComputeRoot;
+      c.func = f.name;
+      plan_.schedule.push_back(c);
+      c.kind = HlCall::Kind::StoreRoot;
+      plan_.schedule.push_back(c);
+    }
+    if (prog_.schedule)
+      for (const Directive& d : *prog_.schedule) translate_directive(d);
+    check_bounds_at_storage();
+    return plan_;
+  }
+
+ private:
+  const Program& prog_;
+  const Input& in_;
+  HalidePlan plan_;
+  Scope params_;
+  std::map<StageKey, std::vector<LoopState>> loops_;
+
+  HlFunc translate_func(const FuncDef& f) {
+    HlFunc h;
+    h.name = f.name.text;
+    h.is_output = h.name == prog_.pipeline.name.text;
+    Scope pure = params_;
+    for (const Name& v : f.vars) {
+      h.vars.push_back(v.text);
+      pure.vars[v.text] = var_expr(HlExpr::Kind::Var, v.text);
+    }
+    HlStage s0;
+    for (const Name& v : f.vars) s0.lhs.push_back(pure.vars[v.text]);
+    s0.value = to_int(translate_expr(f.pure, pure, prog_.file));
+    h.stages.push_back(std::move(s0));
+    // Stage 0's loops: x1 innermost (fig. 2.9, and Halide's default order).
+    std::vector<LoopState>& l0 = loops_[StageKey{h.name, 0, 0}];
+    for (const StageLoop& l : initial_stage_loops(f, 0)) l0.push_back({HlLoop{l.name, false, -1, ""}});
+
+    for (size_t i = 0; i < f.updates.size(); ++i) {
+      const UpdateStage& u = f.updates[i];
+      int64_t stage = int64_t(i + 1);
+      Scope sc = pure;
+      HlStage st;
+      std::vector<LoopState>& ls = loops_[StageKey{h.name, 0, stage}];
+      if (!u.rdom.empty()) {
+        HlRDom rd;
+        rd.cpp_name = cpp_rdom(h.name, stage);
+        rd.halide_name = u.rdom[0].name.text;
+        for (size_t k = 0; k < u.rdom.size(); ++k) {
+          const RVar& r = u.rdom[k];
+          rd.vars.push_back(r.name.text);
+          rd.ranges.emplace_back(to_int(translate_expr(r.min, params_, prog_.file)),
+                                 to_int(translate_expr(r.len, params_, prog_.file)));
+          HlExpr rv = var_expr(HlExpr::Kind::RVar, r.name.text);
+          rv.rdom_dim = int(k);
+          rv.rdom = rd.cpp_name;
+          sc.vars[r.name.text] = rv;
+        }
+        st.rdom = std::move(rd);
+      }
+      // The stage's loops as L(P) nests them, which is Halide's default order too: r1
+      // innermost, the pure loops outside the reduction loops, x1 innermost.
+      for (const StageLoop& l : initial_stage_loops(f, size_t(stage)))
+        ls.push_back({l.rdom ? HlLoop{l.name, true, int(l.index), cpp_rdom(h.name, stage)} : HlLoop{l.name, false, -1, ""}});
+      for (const Expr& e : u.lhs) st.lhs.push_back(to_int(translate_expr(e, sc, prog_.file)));
+      st.value = to_int(translate_expr(u.value, sc, prog_.file));
+      if (st.rdom && !mentions_rdom(st)) {
+        // Halide attaches an RDom to an update only when the definition (left-hand side
+        // or value) mentions one of its RVars; otherwise the update runs once, not once
+        // per point of the rdom (RDOM-EVAL). Mentioning r1 in a term that is always 0
+        // attaches it.
+        HlExpr r1 = sc.vars[u.rdom[0].name.text], zero, term, sum;
+        term.kind = sum.kind = HlExpr::Kind::Binary;
+        term.op = Op::Mul;
+        term.args = {r1, zero};
+        sum.op = Op::Add;
+        sum.args = {std::move(st.value), std::move(term)};
+        st.value = std::move(sum);
+        plan_.notes.push_back(fmt::format(
+            "{} stage {}: the update does not mention its reduction variables, and Halide would then run it once "
+            "instead of once per point of the rdom; the translation adds `{} * 0` to its value",
+            h.name, stage, u.rdom[0].name.text));
+      }
+      if (u.predicate) {
+        HlExpr p = to_bool(translate_expr(u.predicate, sc, prog_.file));
+        if (st.rdom) {
+          st.where = std::move(p);
+        } else {
+          // No RDom to carry the predicate: UPDATE-EVAL's strict select, the stage
+          // writing back the old value where the predicate is false.
+          HlExpr self;
+          self.kind = HlExpr::Kind::Call;
+          self.name = h.name;
+          self.args = st.lhs;
+          HlExpr sel;
+          sel.kind = HlExpr::Kind::Select;
+          sel.args = {std::move(p), std::move(st.value), std::move(self)};
+          st.value = std::move(sel);
+          plan_.notes.push_back(fmt::format(
+              "{} stage {}: a predicate without reduction variables has no RDom::where; it is translated as "
+              "select(predicate, value, {}(lhs)), which stores the old value where the predicate is false",
+              h.name, stage, h.name));
+        }
+      }
+      h.stages.push_back(std::move(st));
+    }
+    return h;
+  }
+
+  // bound and bound_extent: halo chooses the region f is *computed* on (in each iteration of
+  // the loop f is computed at); Halide's bound the region f is *realized* on (its storage,
+  // SEMANTICS.md; Func::bound_extent: "the extent of a Func's realization"). The two agree
+  // when f is stored where it is computed; when f is stored further out, Halide checks the
+  // bound against the region all iterations need together, which halo does not ask for.
+  void check_bounds_at_storage() {
+    if (!prog_.schedule) return;
+    std::map<std::string, std::string> compute, store;  // func -> "g.v", absent: root
+    for (const Directive& d : *prog_.schedule) {
+      std::string at = d.loop.func.text + "." + d.loop.var.text;
+      if (d.kind == DirectiveKind::ComputeAt) compute[d.func.text] = at;
+      if (d.kind == DirectiveKind::StoreAt) store[d.func.text] = at;
+    }
+    for (const Directive& d : *prog_.schedule) {
+      if (d.kind != DirectiveKind::Bound && d.kind != DirectiveKind::BoundExtent) continue;
+      const std::string& f = d.func.text;
+      std::string c = compute.count(f) ? compute[f] : "root", s = store.count(f) ? store[f] : "root";
+      if (c != s)
+        throw NotExpressible{fmt::format(
+            "{}: halo bounds the region {} is computed on in each iteration of loop {}, Halide's bound applies to "
+            "the region it is stored on (at {}), which all those iterations share",
+            print_directive(d), f, c, s)};
+    }
+  }
+
+  std::vector<LoopState>& stage_loops(const LoopName& l) {
+    auto it = loops_.find(StageKey{l.func.text, l.spec, l.stage});
+    if (it == loops_.end())
+      throw std::logic_error(fmt::format("halide translation: no stage {} (program not validated?)",
+                                         print_loop_name(l)));
+    return it->second;
+  }
+
+  size_t loop_index(const std::vector<LoopState>& ls, const LoopName& l) {
+    for (size_t k = 0; k < ls.size(); ++k)
+      if (ls[k].loop.name == l.var.text) return k;
+    throw std::logic_error(fmt::format("halide translation: no loop {} (schedule not validated?)",
+                                       print_loop_name(l)));
+  }
+
+  HlStageRef ref(const LoopName& l) { return HlStageRef{l.func.text, l.spec, l.stage}; }
+
+  HlExpr startup(const Expr& e) { return translate_expr(e, params_, prog_.file); }
+
+  void push(HlCall c, const Directive& d) {
+    c.origin = print_directive(d);
+    plan_.schedule.push_back(std::move(c));
+  }
+
+  // Specializations whose condition equals an earlier one's: Halide's Stage::specialize
+  // returns the existing specialization for an equal condition, and in §2.8.1's chain of
+  // ifs the later copy never runs. (func, k) -> the earlier j.
+  std::map<std::pair<std::string, int64_t>, int64_t> same_specialization_;
+
+  static bool names_loop(DirectiveKind k) {
+    return k == DirectiveKind::Split || k == DirectiveKind::Fuse || k == DirectiveKind::Swap ||
+           k == DirectiveKind::Traverse || k == DirectiveKind::ComputeAt || k == DirectiveKind::StoreAt ||
+           k == DirectiveKind::Rfactor || k == DirectiveKind::ComputeWith || k == DirectiveKind::HoistStorage;
+  }
+
+  void translate_directive(const Directive& d) {
+    if (names_loop(d.kind) && d.loop.spec != 0) {
+      auto same = same_specialization_.find({d.loop.func.text, d.loop.spec});
+      if (same != same_specialization_.end()) {
+        if (d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt)
+          throw NotExpressible{fmt::format(
+              "{}: specialization {} of {} has the same condition as specialization {}, which Halide merges into "
+              "one; a LoopLevel inside it names the loop of specialization {}",
+              print_directive(d), d.loop.spec, d.loop.func.text, same->second, same->second)};
+        plan_.notes.push_back(fmt::format(
+            "{}: specialization {} of {} has the same condition as specialization {} and never runs (the first "
+            "condition that holds wins); Halide merges equal conditions into one specialization, so this "
+            "directive, which schedules the copy that never runs, is not translated",
+            print_directive(d), d.loop.spec, d.loop.func.text, same->second));
+        return;
+      }
+    }
+    HlCall c;
+    switch (d.kind) {
+      case DirectiveKind::Specialize: {
+        // §2.8.1 copies the whole computation of f behind the conditions; Halide
+        // specializes stage by stage, so every stage gets the same conditions, in order
+        // (Halide takes the first that holds, as the `if` chain does).
+        const FuncDef* f = prog_.pipeline.find(d.func.text);
+        std::vector<std::string> conditions;
+        for (size_t k = 0; k < d.exprs.size(); ++k) {
+          std::string text = hl_expr_cpp(to_bool(startup(d.exprs[k])));
+          auto earlier = std::find(conditions.begin(), conditions.end(), text);
+          if (earlier != conditions.end())
+            same_specialization_[{f->name.text, int64_t(k + 1)}] = int64_t(earlier - conditions.begin()) + 1;
+          conditions.push_back(text);
+        }
+        for (int64_t stage = 0; stage < int64_t(f->stage_count()); ++stage) {
+          const auto& base = loops_[StageKey{f->name.text, 0, stage}];
+          for (size_t k = 0; k < d.exprs.size(); ++k) {
+            if (same_specialization_.count({f->name.text, int64_t(k + 1)})) continue;
+            HlCall s;
+            s.kind = HlCall::Kind::Specialize;
+            s.stage = HlStageRef{f->name.text, 0, stage};
+            s.result = HlStageRef{f->name.text, int64_t(k + 1), stage};
+            s.exprs.push_back(to_bool(startup(d.exprs[k])));
+            loops_[StageKey{f->name.text, int64_t(k + 1), stage}] = base;
+            push(std::move(s), d);
+          }
+        }
+        return;
+      }
+      case DirectiveKind::Split: {
+        auto& ls = stage_loops(d.loop);
+        size_t k = loop_index(ls, d.loop);
+        LoopState old = ls[k];
+        HlLoop outer{d.names[0].text, old.loop.rvar, -1, ""}, inner{d.names[1].text, old.loop.rvar, -1, ""};
+        c.kind = HlCall::Kind::Split;
+        c.stage = ref(d.loop);
+        c.loops = {old.loop, outer, inner};
+        c.exprs.push_back(to_int(startup(d.exprs[0])));
+        c.tail = d.tail;
+        ls[k] = {inner, Traversal::Serial};
+        ls.insert(ls.begin() + long(k) + 1, LoopState{outer, Traversal::Serial});
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::Fuse: {
+        auto& ls = stage_loops(d.loop);
+        size_t k = loop_index(ls, d.loop);
+        if (k == 0) throw std::logic_error("halide translation: fuse of an innermost loop");
+        LoopState a = ls[k], b = ls[k - 1];
+        HlLoop fused{d.names[0].text, a.loop.rvar, -1, ""};
+        c.kind = HlCall::Kind::Fuse;
+        c.stage = ref(d.loop);
+        c.loops = {b.loop, a.loop, fused};
+        push(c, d);
+        ls.erase(ls.begin() + long(k));
+        ls[k - 1] = {fused, Traversal::Serial};
+        // Halide's fused loop inherits the inner loop's type; halo's is serial.
+        if (b.order != Traversal::Serial) {
+          HlCall s;
+          s.kind = HlCall::Kind::Serial;
+          s.stage = ref(d.loop);
+          s.loops = {fused};
+          push(std::move(s), d);
+        }
+        return;
+      }
+      case DirectiveKind::Swap: {
+        auto& ls = stage_loops(d.loop);
+        size_t k = loop_index(ls, d.loop);
+        if (k == 0) throw std::logic_error("halide translation: swap of an innermost loop");
+        c.kind = HlCall::Kind::Reorder;
+        c.stage = ref(d.loop);
+        c.loops = {ls[k].loop, ls[k - 1].loop};  // the named loop becomes the inner one
+        std::swap(ls[k], ls[k - 1]);
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::Traverse: {
+        auto& ls = stage_loops(d.loop);
+        size_t k = loop_index(ls, d.loop);
+        ls[k].order = d.order;
+        c.kind = d.order == Traversal::Parallel     ? HlCall::Kind::Parallel
+                 : d.order == Traversal::Vectorized ? HlCall::Kind::Vectorize
+                 : d.order == Traversal::Unrolled   ? HlCall::Kind::Unroll
+                                                    : HlCall::Kind::Serial;
+        c.stage = ref(d.loop);
+        c.loops = {ls[k].loop};
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::ComputeAt:
+      case DirectiveKind::StoreAt: {
+        // <g, *, i, v> is what a Halide LoopLevel means in a specialized consumer: the loop v
+        // of every specialization. Its fallback copy (0) names the same variable.
+        LoopName at = d.loop;
+        if (at.spec == LoopName::kEverySpec) at.spec = 0;
+        auto& ls = stage_loops(at);
+        size_t k = loop_index(ls, at);
+        c.kind = d.kind == DirectiveKind::ComputeAt ? HlCall::Kind::ComputeAt : HlCall::Kind::StoreAt;
+        c.func = d.func.text;
+        c.at = ref(at);
+        c.loops = {ls[k].loop};
+        const FuncDef* consumer = prog_.pipeline.find(d.loop.func.text);
+        if (consumer && consumer->stage_count() > 1)
+          plan_.notes.push_back(fmt::format(
+              "{}: Halide 14 rejects a LoopLevel with an explicit stage index (TARGETS.md), so this is "
+              "LoopLevel({}, {}), which Halide resolves in every stage of {} that uses {}; Lemma 2.5 (dominance) "
+              "lets only stage {} use it, so the two places coincide",
+              print_directive(d), d.loop.func.text, d.loop.var.text, d.loop.func.text, d.func.text, d.loop.stage));
+        if (d.loop.spec != 0 && d.loop.spec != LoopName::kEverySpec)
+          plan_.notes.push_back(fmt::format(
+              "{}: a Halide LoopLevel cannot name a specialization; it names loop {} in every specialization "
+              "of {} that has it",
+              print_directive(d), d.loop.var.text, d.loop.func.text));
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::Rfactor: {
+        auto& ls = stage_loops(d.loop);
+        size_t k = loop_index(ls, d.loop);
+        if (d.loop.stage == 0 || !ls[k].loop.rvar)
+          throw InputError(Diagnostic{prog_.file, d.loc,
+                                      fmt::format("rfactor names loop {}, which is not a reduction loop of an update "
+                                                  "stage (Halide's rfactor(r, v) makes the reduction variable r pure)",
+                                                  print_loop_name(d.loop))});
+        c.kind = HlCall::Kind::Rfactor;
+        c.stage = ref(d.loop);
+        c.loops = {ls[k].loop, HlLoop{d.names[0].text, false, -1, ""}};
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::ComputeWith: {
+        // Halide fuses the two stages' loops from the outermost down to the named ones, so
+        // they must be at the same depth.
+        auto& mine = stage_loops(d.loop);
+        auto& theirs = stage_loops(d.with);
+        size_t depth = mine.size() - 1 - loop_index(mine, d.loop), with = theirs.size() - 1 - loop_index(theirs, d.with);
+        if (depth != with)
+          throw InputError(Diagnostic{
+              prog_.file, d.loc,
+              fmt::format("compute_with fuses the loops of both stages from the outermost down to the named ones, "
+                          "which must be at the same depth: {} is loop {} from the outside, {} is loop {}",
+                          print_loop_name(d.loop), depth + 1, print_loop_name(d.with), with + 1)});
+        c.kind = HlCall::Kind::ComputeWith;
+        c.stage = ref(d.loop);
+        c.at = ref(d.with);
+        c.loops = {theirs[theirs.size() - 1 - with].loop};
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::FoldStorage:
+        c.kind = HlCall::Kind::FoldStorage;
+        c.func = d.func.text;
+        c.loops = {HlLoop{d.names[0].text, false, -1, ""}};
+        c.exprs = {to_int(startup(d.exprs[0]))};
+        push(std::move(c), d);
+        return;
+      case DirectiveKind::ComputeInline: return;  // no call: Halide inlines by default (above)
+      case DirectiveKind::Async:
+        c.kind = HlCall::Kind::Async;
+        c.func = d.func.text;
+        push(std::move(c), d);
+        return;
+      case DirectiveKind::HoistStorage: {
+        auto& ls = stage_loops(d.loop);
+        c.kind = HlCall::Kind::HoistStorage;
+        c.func = d.func.text;
+        c.at = ref(d.loop);
+        c.loops = {ls[loop_index(ls, d.loop)].loop};
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::Bound:
+      case DirectiveKind::BoundExtent:
+      case DirectiveKind::AlignBounds: {
+        c.kind = d.kind == DirectiveKind::Bound         ? HlCall::Kind::Bound
+                 : d.kind == DirectiveKind::BoundExtent ? HlCall::Kind::BoundExtent
+                                                        : HlCall::Kind::AlignBounds;
+        c.func = d.func.text;
+        c.loops = {HlLoop{d.names[0].text, false, -1, ""}};
+        for (const Expr& e : d.exprs) c.exprs.push_back(to_int(startup(e)));
+        push(std::move(c), d);
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+const char* call_kind_name(HlCall::Kind k) {
+  switch (k) {
+    case HlCall::Kind::ComputeRoot: return "compute_root";
+    case HlCall::Kind::StoreRoot: return "store_root";
+    case HlCall::Kind::Specialize: return "specialize";
+    case HlCall::Kind::Split: return "split";
+    case HlCall::Kind::Fuse: return "fuse";
+    case HlCall::Kind::Reorder: return "reorder";
+    case HlCall::Kind::Parallel: return "parallel";
+    case HlCall::Kind::Vectorize: return "vectorize";
+    case HlCall::Kind::Unroll: return "unroll";
+    case HlCall::Kind::Serial: return "serial";
+    case HlCall::Kind::ComputeAt: return "compute_at";
+    case HlCall::Kind::StoreAt: return "store_at";
+    case HlCall::Kind::Bound: return "bound";
+    case HlCall::Kind::BoundExtent: return "bound_extent";
+    case HlCall::Kind::AlignBounds: return "align_bounds";
+    case HlCall::Kind::Rfactor: return "rfactor";
+    case HlCall::Kind::ComputeWith: return "compute_with";
+    case HlCall::Kind::FoldStorage: return "fold_storage";
+    case HlCall::Kind::Async: return "async";
+    case HlCall::Kind::HoistStorage: return "hoist_storage";
+  }
+  return "?";
+}
+
+const HlFunc* HalidePlan::find(const std::string& f) const {
+  for (const HlFunc& h : funcs)
+    if (h.name == f) return &h;
+  return nullptr;
+}
+
+std::variant<HalidePlan, TranslationError> translate_to_halide(const Program& prog, const Input& in) {
+  try {
+    return Translator(prog, in).run();
+  } catch (const OutOfModel& e) {
+    return TranslationError{e.message, false};
+  } catch (const NotExpressible& e) {
+    return TranslationError{e.message, true};
+  }
+}
+
+std::string cpp_func(const std::string& f) { return "f_" + f; }
+std::string cpp_param(const std::string& p) { return "p_" + p; }
+std::string cpp_rdom(const std::string& f, int64_t stage) { return fmt::format("r_{}_{}", f, stage); }
+std::string cpp_loop(const HlLoop& l) {
+  if (l.rdom_dim >= 0) return fmt::format("{}[{}]", l.rdom, l.rdom_dim);
+  return (l.rvar ? "rv_" : "v_") + l.name;
+}
+std::string cpp_stage(const HlStageRef& s) {
+  if (s.spec != 0) return fmt::format("s_{}_{}_{}", s.func, s.spec, s.stage);
+  if (s.stage == 0) return cpp_func(s.func);
+  return fmt::format("{}.update({})", cpp_func(s.func), s.stage - 1);
+}
+
+std::string hl_expr_cpp(const HlExpr& e) {
+  switch (e.kind) {
+    case HlExpr::Kind::Const:
+      // Always a Halide Expr: C++ integer arithmetic on two literals would not be Euclidean
+      // and would not divide by zero safely.
+      if (e.value == std::numeric_limits<int32_t>::min()) return "Expr(INT32_MIN)";
+      return fmt::format("Expr({})", e.value);
+    case HlExpr::Kind::Param: return cpp_param(e.name);
+    case HlExpr::Kind::Var: return "v_" + e.name;
+    case HlExpr::Kind::RVar: return fmt::format("{}[{}]", e.rdom, e.rdom_dim);
+    case HlExpr::Kind::Call: {
+      std::vector<std::string> a;
+      for (const HlExpr& x : e.args) a.push_back(hl_expr_cpp(x));
+      return fmt::format("{}({})", cpp_func(e.name), fmt::join(a, ", "));
+    }
+    case HlExpr::Kind::Unary: return fmt::format("({}{})", op_name(e.op), hl_expr_cpp(e.args[0]));
+    case HlExpr::Kind::Binary:
+      if (e.op == Op::Min || e.op == Op::Max)
+        return fmt::format("{}({}, {})", e.op == Op::Min ? "min" : "max", hl_expr_cpp(e.args[0]),
+                           hl_expr_cpp(e.args[1]));
+      return fmt::format("({} {} {})", hl_expr_cpp(e.args[0]), op_name(e.op), hl_expr_cpp(e.args[1]));
+    case HlExpr::Kind::Select:
+      return fmt::format("select({}, {}, {})", hl_expr_cpp(e.args[0]), hl_expr_cpp(e.args[1]),
+                         hl_expr_cpp(e.args[2]));
+    case HlExpr::Kind::ToInt: return fmt::format("cast<int32_t>({})", hl_expr_cpp(e.args[0]));
+    case HlExpr::Kind::ToBool: return fmt::format("({} != 0)", hl_expr_cpp(e.args[0]));
+  }
+  return "?";
+}
+
+}  // namespace halo::halide

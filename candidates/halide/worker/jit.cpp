@@ -1,0 +1,621 @@
+// Back end (a): the plan built with Halide's C++ API and run by its JIT (jit.hpp). Every
+// HlCall becomes exactly the call emit_cpp.cpp prints for it, so the reproducer runs the
+// pipeline judged here.
+#include "candidates/halide/jit.hpp"
+
+#include <Halide.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+namespace halo::halide {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ------------------------------------------------------------------ guarded heap
+// Every buffer Halide allocates on the heap (and the output buffer) gets guard bytes on
+// both sides, checked when it is freed: a store past either end is a memory-safety finding
+// even where the trace does not see it (e.g. after storage flattening or vectorization).
+constexpr size_t kGuard = 64, kAlign = 128;
+constexpr unsigned char kGuardByte = 0xA5;
+
+struct GuardedHeap {
+  struct Block {
+    void* base;
+    size_t size;
+  };
+  std::mutex mu;
+  std::unordered_map<void*, Block> blocks;
+  std::vector<std::string> corruption;
+
+  void* allocate(size_t n) {
+    size_t total = n + 2 * kGuard + kAlign;
+    auto* base = static_cast<unsigned char*>(std::malloc(total));
+    if (!base) return nullptr;
+    auto addr = reinterpret_cast<uintptr_t>(base + kGuard);
+    auto* p = reinterpret_cast<unsigned char*>((addr + kAlign - 1) & ~uintptr_t(kAlign - 1));
+    std::memset(p - kGuard, kGuardByte, kGuard);
+    std::memset(p + n, kGuardByte, kGuard);
+    std::lock_guard<std::mutex> l(mu);
+    blocks[p] = Block{base, n};
+    return p;
+  }
+
+  void release(void* ptr) {
+    if (!ptr) return;
+    Block b;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      auto it = blocks.find(ptr);
+      if (it == blocks.end()) {
+        corruption.push_back("Halide freed a pointer it did not allocate");
+        return;
+      }
+      b = it->second;
+      blocks.erase(it);
+    }
+    auto* p = static_cast<unsigned char*>(ptr);
+    for (size_t k = 0; k < kGuard; ++k) {
+      if (p[-1 - long(k)] != kGuardByte) {
+        record(fmt::format("a heap buffer of {} bytes was written {} byte(s) before its start", b.size, k + 1));
+        break;
+      }
+    }
+    for (size_t k = 0; k < kGuard; ++k) {
+      if (p[b.size + k] != kGuardByte) {
+        record(fmt::format("a heap buffer of {} bytes was written {} byte(s) past its end", b.size, k + 1));
+        break;
+      }
+    }
+    std::free(b.base);
+  }
+
+  void record(std::string s) {
+    std::lock_guard<std::mutex> l(mu);
+    if (corruption.size() < 8) corruption.push_back(std::move(s));
+  }
+};
+
+// ------------------------------------------------------------------ the JIT context
+struct Realization {
+  Box box;
+  std::vector<uint8_t> written;  // one flag per point, when the box is small enough
+  std::thread::id thread;        // the thread that opened it
+};
+
+// The realization an access or an end event of this thread belongs to: the innermost one
+// this thread opened (async producers and parallel tasks realize their own copies on
+// threads of their own, and their events interleave), else the innermost open one (a
+// task reading a buffer its parent realized).
+std::vector<Realization>::iterator realization_of_this_thread(std::vector<Realization>& open) {
+  auto self = std::this_thread::get_id();
+  for (auto it = open.end(); it != open.begin();)
+    if ((--it)->thread == self) return it;
+  return open.empty() ? open.end() : open.end() - 1;
+}
+
+constexpr uint64_t kMaxShadowPoints = 1ull << 24;
+constexpr size_t kMaxExamples = 8;
+
+std::string box_text(const Box& b) {
+  std::vector<std::string> dims;
+  for (const auto& [lo, hi] : b) dims.push_back(fmt::format("[{}, {}]", lo, hi));
+  return dims.empty() ? std::string("a single point") : fmt::format("{}", fmt::join(dims, " x "));
+}
+
+uint64_t box_volume(const Box& b) {
+  uint64_t v = 1;
+  for (const auto& [lo, hi] : b) {
+    if (hi < lo) return 0;
+    v *= uint64_t(hi - lo + 1);
+    if (v > kMaxShadowPoints) return v;
+  }
+  return v;
+}
+
+struct Context : Halide::JITUserContext {
+  GuardedHeap* heap = nullptr;
+  std::mutex errors_mutex;  // tasks of a parallel loop may report errors at the same time
+  // Parallel loops run serially under memcheck, but async producers run on threads of
+  // their own (halide_do_parallel_tasks), and their trace events arrive concurrently.
+  std::mutex trace_mutex;
+  std::vector<std::string> errors;
+  // memcheck. Halide makes Func names unique within a process (a second "g" is "g$1"):
+  // trace events carry Halide's name, reports use halo's.
+  std::unordered_map<std::string, std::string> halo_name;
+  std::string output;  // Halide's name of the output Func
+  Realization output_realization;
+  std::unordered_map<std::string, std::vector<Realization>> active;
+  MemcheckReport* report = nullptr;
+  int32_t next_id = 1;
+};
+
+Context* ctx_of(Halide::JITUserContext* u) { return static_cast<Context*>(u); }
+
+void on_error(Halide::JITUserContext* u, const char* msg) {
+  Context* c = ctx_of(u);
+  std::lock_guard<std::mutex> lock(c->errors_mutex);
+  if (c->errors.size() < 8) c->errors.emplace_back(msg);
+}
+void on_print(Halide::JITUserContext*, const char*) {}
+void* on_malloc(Halide::JITUserContext* u, size_t n) { return ctx_of(u)->heap->allocate(n); }
+void on_free(Halide::JITUserContext* u, void* p) { ctx_of(u)->heap->release(p); }
+
+// Parallel loops that Halide runs through do_par_for run serially under memcheck, so that
+// the realization a load or store belongs to is the innermost one open for that func.
+// Async producers still run on threads of their own (halide_do_parallel_tasks cannot be
+// serialized: producer and consumer wait on each other); realization_of_this_thread
+// attributes their events.
+int serial_par_for(Halide::JITUserContext* u, int (*f)(Halide::JITUserContext*, int, uint8_t*), int min, int extent,
+                   uint8_t* closure) {
+  for (int i = min; i < min + extent; ++i)
+    if (int r = f(u, i, closure)) return r;
+  return 0;
+}
+
+std::string point_text(const std::vector<int64_t>& p) {
+  return fmt::format("({})", fmt::join(p, ", "));
+}
+
+void check_access(Context* c, const halide_trace_event_t* e) {
+  MemcheckReport& rep = *c->report;
+  bool store = e->event == halide_trace_store;
+  int lanes = std::max<int>(1, e->type.lanes);
+  (store ? rep.stores : rep.loads) += uint64_t(lanes);  // points, not events
+  int dims = e->dimensions / lanes;
+  // Halide 14 lays each coordinate vector out as an LLVM vector in memory: padded to the
+  // next power of two lanes (a 6-lane store's second coordinate starts at index 8, not 6),
+  // although `dimensions` counts dims * lanes (docs/findings/README.md).
+  int stride = 1;
+  while (stride < lanes) stride *= 2;
+  Realization* r = nullptr;
+  if (e->func == c->output) {
+    r = &c->output_realization;
+  } else {
+    auto it = c->active.find(e->func);
+    if (it != c->active.end() && !it->second.empty()) r = &*realization_of_this_thread(it->second);
+  }
+  auto known = c->halo_name.find(e->func);
+  const std::string& func = known == c->halo_name.end() ? std::string(e->func) : known->second;
+  for (int lane = 0; lane < lanes; ++lane) {
+    std::vector<int64_t> p(size_t(std::max(dims, 0)));
+    for (int d = 0; d < dims; ++d) p[size_t(d)] = e->coordinates[d * stride + lane];
+    if (!r) {
+      if (rep.out_of_bounds_examples.size() < kMaxExamples)
+        rep.out_of_bounds_examples.push_back(fmt::format("{} of {} at {} while no realization of {} is open",
+                                                         store ? "store" : "load", func, point_text(p), func));
+      rep.out_of_bounds++;
+      continue;
+    }
+    bool inside = r->box.size() == p.size();
+    uint64_t index = 0, stride = 1;
+    for (size_t d = 0; inside && d < p.size(); ++d) {
+      const auto& [lo, hi] = r->box[d];
+      if (p[d] < lo || p[d] > hi) inside = false;
+      index += uint64_t(p[d] - lo) * stride;
+      stride *= uint64_t(hi - lo + 1);
+    }
+    if (!inside) {
+      auto& examples = lanes > 1 ? rep.vector_lanes_examples : rep.out_of_bounds_examples;
+      if (examples.size() < kMaxExamples)
+        examples.push_back(fmt::format("{} of {} at {} outside its realized region {}{}", store ? "store" : "load",
+                                       func, point_text(p), box_text(r->box),
+                                       lanes > 1 ? fmt::format(" (lane {} of a {}-lane access)", lane, lanes) : ""));
+      ++(lanes > 1 ? rep.vector_lanes_out_of_bounds : rep.out_of_bounds);
+      continue;
+    }
+    if (r->written.empty()) continue;
+    if (store) {
+      r->written[index] = 1;
+    } else if (!r->written[index]) {
+      if (rep.uninitialized_examples.size() < kMaxExamples)
+        rep.uninitialized_examples.push_back(fmt::format("load of {} at {} inside its realized region {}, but no "
+                                                         "store of this realization wrote that point",
+                                                         func, point_text(p), box_text(r->box)));
+      rep.uninitialized++;
+    }
+  }
+}
+
+int32_t on_trace(Halide::JITUserContext* u, const halide_trace_event_t* e) {
+  Context* c = ctx_of(u);
+  std::lock_guard<std::mutex> lock(c->trace_mutex);
+  switch (e->event) {
+    case halide_trace_load:
+    case halide_trace_store: check_access(c, e); break;
+    case halide_trace_begin_realization: {
+      Realization r;
+      r.thread = std::this_thread::get_id();
+      for (int d = 0; d + 1 < e->dimensions; d += 2)
+        r.box.emplace_back(e->coordinates[d], int64_t(e->coordinates[d]) + e->coordinates[d + 1] - 1);
+      uint64_t v = box_volume(r.box);
+      if (v <= kMaxShadowPoints) r.written.assign(v, 0);
+      auto known = c->halo_name.find(e->func);
+      Box& hull = c->report->realized[known == c->halo_name.end() ? std::string(e->func) : known->second];
+      if (hull.empty()) hull = r.box;
+      for (size_t d = 0; d < hull.size() && d < r.box.size(); ++d) {
+        hull[d].first = std::min(hull[d].first, r.box[d].first);
+        hull[d].second = std::max(hull[d].second, r.box[d].second);
+      }
+      c->report->realizations++;
+      c->active[e->func].push_back(std::move(r));
+      break;
+    }
+    case halide_trace_end_realization: {
+      auto& open = c->active[e->func];
+      if (!open.empty()) open.erase(realization_of_this_thread(open));
+      break;
+    }
+    default: break;
+  }
+  return c->next_id++;
+}
+
+// ------------------------------------------------------------------ building the pipeline
+struct Built {
+  std::map<std::string, Halide::Func> funcs;
+  std::map<std::string, Halide::Var> vars;
+  std::map<std::string, Halide::RVar> rvars;
+  std::map<std::string, Halide::RDom> rdoms;
+  std::map<std::string, Halide::Param<int32_t>> params;
+  std::map<std::string, Halide::Stage> stages;  // specializations, by cpp_stage
+
+  Halide::Var& var(const std::string& n) {
+    auto it = vars.find(n);
+    if (it == vars.end()) it = vars.emplace(n, Halide::Var(n)).first;
+    return it->second;
+  }
+
+  Halide::VarOrRVar loop(const HlLoop& l) {
+    if (l.rdom_dim >= 0) return Halide::VarOrRVar(rdoms.at(l.rdom)[l.rdom_dim]);
+    if (l.rvar) {
+      auto it = rvars.find(l.name);
+      if (it == rvars.end()) it = rvars.emplace(l.name, Halide::RVar(l.name)).first;
+      return Halide::VarOrRVar(it->second);
+    }
+    return Halide::VarOrRVar(var(l.name));
+  }
+
+  Halide::Stage stage(const HlStageRef& s) {
+    if (s.spec != 0) return stages.at(cpp_stage(s));
+    Halide::Func& f = funcs.at(s.func);
+    if (s.stage == 0) return f;
+    return f.update(int(s.stage - 1));
+  }
+
+  Halide::Expr expr(const HlExpr& e) {
+    switch (e.kind) {
+      case HlExpr::Kind::Const: return Halide::Expr(e.value);
+      case HlExpr::Kind::Param: return params.at(e.name);
+      case HlExpr::Kind::Var: return var(e.name);
+      case HlExpr::Kind::RVar: return rdoms.at(e.rdom)[e.rdom_dim];
+      case HlExpr::Kind::Call: {
+        std::vector<Halide::Expr> args;
+        for (const HlExpr& a : e.args) args.push_back(expr(a));
+        return funcs.at(e.name)(args);
+      }
+      case HlExpr::Kind::Unary: {
+        Halide::Expr a = expr(e.args[0]);
+        return e.op == Op::Not ? !a : -a;
+      }
+      case HlExpr::Kind::Binary: {
+        Halide::Expr a = expr(e.args[0]), b = expr(e.args[1]);
+        switch (e.op) {
+          case Op::Add: return a + b;
+          case Op::Sub: return a - b;
+          case Op::Mul: return a * b;
+          case Op::Div: return a / b;
+          case Op::Mod: return a % b;
+          case Op::Min: return Halide::min(a, b);
+          case Op::Max: return Halide::max(a, b);
+          case Op::Lt: return a < b;
+          case Op::Gt: return a > b;
+          case Op::Eq: return a == b;
+          case Op::Le: return a <= b;
+          case Op::Ge: return a >= b;
+          case Op::Ne: return a != b;
+          case Op::And: return a && b;
+          case Op::Or: return a || b;
+          default: break;
+        }
+        throw std::logic_error("halide jit: unexpected binary operator");
+      }
+      case HlExpr::Kind::Select: return Halide::select(expr(e.args[0]), expr(e.args[1]), expr(e.args[2]));
+      case HlExpr::Kind::ToInt: return Halide::cast<int32_t>(expr(e.args[0]));
+      case HlExpr::Kind::ToBool: return expr(e.args[0]) != 0;
+    }
+    throw std::logic_error("halide jit: unexpected expression");
+  }
+};
+
+void define(Built& b, const HalidePlan& plan) {
+  for (const auto& [name, value] : plan.params) {
+    auto it = b.params.emplace(name, Halide::Param<int32_t>(name)).first;
+    it->second.set(value);
+  }
+  for (const HlFunc& f : plan.funcs) b.funcs.emplace(f.name, Halide::Func(f.name));
+  for (const HlFunc& f : plan.funcs) {
+    Halide::Func& h = b.funcs.at(f.name);
+    for (const HlStage& s : f.stages) {
+      if (s.rdom) {
+        Halide::Region region;
+        for (const auto& [mn, ln] : s.rdom->ranges) region.emplace_back(b.expr(mn), b.expr(ln));
+        b.rdoms.emplace(s.rdom->cpp_name, Halide::RDom(region, s.rdom->halide_name));
+        if (s.where) b.rdoms.at(s.rdom->cpp_name).where(b.expr(*s.where));
+      }
+      std::vector<Halide::Expr> lhs;
+      for (const HlExpr& e : s.lhs) lhs.push_back(b.expr(e));
+      h(lhs) = b.expr(s.value);
+    }
+  }
+}
+
+Halide::TailStrategy halide_tail(TailStrategy t) {
+  switch (t) {
+    case TailStrategy::Guard: return Halide::TailStrategy::GuardWithIf;
+    case TailStrategy::Shift: return Halide::TailStrategy::ShiftInwards;
+    case TailStrategy::Round: return Halide::TailStrategy::RoundUp;
+    case TailStrategy::Predicate: return Halide::TailStrategy::Predicate;
+    case TailStrategy::PredicateLoads: return Halide::TailStrategy::PredicateLoads;
+    case TailStrategy::PredicateStores: return Halide::TailStrategy::PredicateStores;
+    case TailStrategy::Auto: return Halide::TailStrategy::Auto;
+  }
+  return Halide::TailStrategy::GuardWithIf;
+}
+
+void schedule(Built& b, const HalidePlan& plan) {
+  for (const HlCall& c : plan.schedule) {
+    switch (c.kind) {
+      case HlCall::Kind::ComputeRoot: b.funcs.at(c.func).compute_root(); break;
+      case HlCall::Kind::StoreRoot: b.funcs.at(c.func).store_root(); break;
+      case HlCall::Kind::Specialize:
+        b.stages.insert_or_assign(cpp_stage(c.result), b.stage(c.stage).specialize(b.expr(c.exprs[0])));
+        break;
+      case HlCall::Kind::Split: {
+        b.stage(c.stage).split(b.loop(c.loops[0]), b.loop(c.loops[1]), b.loop(c.loops[2]), b.expr(c.exprs[0]),
+                               halide_tail(c.tail));
+        break;
+      }
+      case HlCall::Kind::Rfactor: {
+        Halide::VarOrRVar r = b.loop(c.loops[0]);
+        b.stage(c.stage).rfactor(r.rvar, b.var(c.loops[1].name)).compute_root();
+        break;
+      }
+      case HlCall::Kind::ComputeWith: b.stage(c.stage).compute_with(b.stage(c.at), b.loop(c.loops[0])); break;
+      case HlCall::Kind::FoldStorage:
+        b.funcs.at(c.func).fold_storage(b.var(c.loops[0].name), b.expr(c.exprs[0]));
+        break;
+      case HlCall::Kind::Async: b.funcs.at(c.func).async(); break;
+      case HlCall::Kind::HoistStorage:
+#if HALO_HALIDE_MAJOR >= 19
+        b.funcs.at(c.func).hoist_storage(Halide::LoopLevel(b.funcs.at(c.at.func), b.loop(c.loops[0])));
+        break;
+#else
+        throw Halide::CompileError(std::string(kNotInThisVersion) + ": hoist_storage (added in Halide 19)");
+#endif
+      case HlCall::Kind::Fuse:
+        b.stage(c.stage).fuse(b.loop(c.loops[0]), b.loop(c.loops[1]), b.loop(c.loops[2]));
+        break;
+      case HlCall::Kind::Reorder: b.stage(c.stage).reorder({b.loop(c.loops[0]), b.loop(c.loops[1])}); break;
+      case HlCall::Kind::Parallel: b.stage(c.stage).parallel(b.loop(c.loops[0])); break;
+      case HlCall::Kind::Vectorize: b.stage(c.stage).vectorize(b.loop(c.loops[0])); break;
+      case HlCall::Kind::Unroll: b.stage(c.stage).unroll(b.loop(c.loops[0])); break;
+      case HlCall::Kind::Serial: b.stage(c.stage).serial(b.loop(c.loops[0])); break;
+      case HlCall::Kind::ComputeAt:
+        b.funcs.at(c.func).compute_at(Halide::LoopLevel(b.funcs.at(c.at.func), b.loop(c.loops[0])));
+        break;
+      case HlCall::Kind::StoreAt:
+        b.funcs.at(c.func).store_at(Halide::LoopLevel(b.funcs.at(c.at.func), b.loop(c.loops[0])));
+        break;
+      case HlCall::Kind::Bound:
+        b.funcs.at(c.func).bound(b.var(c.loops[0].name), b.expr(c.exprs[0]), b.expr(c.exprs[1]));
+        break;
+      case HlCall::Kind::BoundExtent:
+        b.funcs.at(c.func).bound_extent(b.var(c.loops[0].name), b.expr(c.exprs[0]));
+        break;
+      case HlCall::Kind::AlignBounds:
+        b.funcs.at(c.func).align_bounds(b.var(c.loops[0].name), b.expr(c.exprs[0]), b.expr(c.exprs[1]));
+        break;
+    }
+  }
+}
+
+constexpr int32_t kUnwrittenOutput = int32_t(0xDEADBEEFu);
+
+Halide::Target target_of(const std::string& t) {
+  return t == "host" || t.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(t);
+}
+
+void install_handlers(Context& ctx, bool memcheck) {
+  ctx.handlers.custom_error = on_error;
+  ctx.handlers.custom_print = on_print;
+  ctx.handlers.custom_malloc = on_malloc;
+  ctx.handlers.custom_free = on_free;
+  if (memcheck) {
+    ctx.handlers.custom_trace = on_trace;
+    ctx.handlers.custom_do_par_for = serial_par_for;
+  }
+}
+
+void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void(const char*)>& phase, JitResult& r,
+         GuardedHeap& heap) {
+  r.phase = "build";
+  phase("build");
+  Built b;
+  define(b, plan);
+  schedule(b, plan);
+  Halide::Func& out = b.funcs.at(plan.output);
+  if (opt.memcheck)
+    for (auto& [name, f] : b.funcs) f.trace_loads().trace_stores().trace_realizations();
+  Halide::Pipeline p(out);
+  Halide::Target t = target_of(opt.target);
+  r.target = t.to_string();
+
+  r.phase = "compile";
+  phase("compile");
+  auto t0 = Clock::now();
+  p.compile_jit(t);
+  r.compile_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  Context ctx;
+  ctx.heap = &heap;
+  ctx.output = out.name();
+  for (const auto& [name, f] : b.funcs) ctx.halo_name[f.name()] = name;
+  ctx.report = &r.mem;
+  install_handlers(ctx, opt.memcheck);
+
+  // The bounds query: Halide may need a larger output buffer than R(z) (a rounded-up
+  // split of the output); only R(z) is compared.
+  r.phase = "bounds_query";
+  phase("bounds_query");
+  std::vector<int> extents, mins;
+  for (const auto& [mn, ln] : plan.window) mins.push_back(mn), extents.push_back(ln);
+  Halide::Buffer<int32_t> query(nullptr, extents);
+  if (!mins.empty()) query.set_min(mins);
+  t0 = Clock::now();
+  p.realize(&ctx, query, t);
+  if (!ctx.errors.empty()) {
+    r.status = JitResult::Status::RuntimeError;
+    r.message = ctx.errors.front();
+    return;
+  }
+  // A bound (or bound_extent) on the output func, or a split factor of 0 from a parameter,
+  // can make the bounds query answer a region that does not contain R(z), or an empty or
+  // negative one. halo does not guess what Halide would do with R(z) then: it realizes on a
+  // buffer over R(z), as a user who does not run the query would, and judges the outcome
+  // (Halide's own check fails: compared with halo's completed program; no failure: the
+  // values are compared, and an output Halide never wrote is wrong).
+  bool covers = query.dimensions() == int(plan.window.size());
+  for (int d = 0; covers && d < query.dimensions(); ++d) {
+    int64_t mn = query.dim(d).min(), ext = query.dim(d).extent();
+    const auto& [wmin, wlen] = plan.window[size_t(d)];
+    if (ext < 0 || (wlen > 0 && (wmin < mn || int64_t(wmin) + wlen > mn + ext))) covers = false;
+  }
+  if (!covers) {
+    std::vector<std::string> dims;
+    for (int d = 0; d < query.dimensions(); ++d)
+      dims.push_back(fmt::format("[{}, {}]", query.dim(d).min(), int64_t(query.dim(d).min()) + query.dim(d).extent() - 1));
+    r.bounds_query_note = fmt::format("the bounds query answers {} for the output {}, which does not contain R(z): "
+                                      "realized on a buffer over R(z) instead",
+                                      fmt::join(dims, " x "), plan.output);
+    for (int d = 0; d < query.dimensions() && size_t(d) < plan.window.size(); ++d) {
+      query.raw_buffer()->dim[d].min = plan.window[size_t(d)].first;
+      query.raw_buffer()->dim[d].extent = plan.window[size_t(d)].second;
+    }
+  }
+  uint64_t points = 1;
+  std::vector<halide_dimension_t> shape;
+  int32_t stride = 1;
+  for (int d = 0; d < query.dimensions(); ++d) {
+    int32_t mn = query.dim(d).min(), ext = query.dim(d).extent();
+    r.output_region.emplace_back(mn, ext);
+    shape.push_back(halide_dimension_t(mn, ext, stride));
+    points *= uint64_t(std::max(ext, 0));
+    if (points > opt.max_output_points) {
+      r.status = JitResult::Status::RuntimeError;
+      r.message = fmt::format("the bounds query asks for an output buffer of more than {} points", opt.max_output_points);
+      return;
+    }
+    stride *= std::max(ext, 1);
+  }
+  void* host = heap.allocate(std::max<uint64_t>(points, 1) * sizeof(int32_t));
+  if (!host) throw std::bad_alloc();
+  // A sentinel, not 0: a point Halide never writes must not pass for a computed 0.
+  std::fill_n(static_cast<int32_t*>(host), std::max<uint64_t>(points, 1), kUnwrittenOutput);
+  Halide::Buffer<int32_t> buf(static_cast<int32_t*>(host), int(shape.size()), shape.data());
+  for (const auto& [mn, ext] : r.output_region) ctx.output_realization.box.emplace_back(mn, int64_t(mn) + ext - 1);
+  if (opt.memcheck) {
+    uint64_t v = box_volume(ctx.output_realization.box);
+    if (v <= kMaxShadowPoints) ctx.output_realization.written.assign(v, 0);
+  }
+
+  r.phase = "run";
+  phase("run");
+  p.realize(&ctx, buf, t);
+  r.run_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (!ctx.errors.empty()) {
+    r.status = JitResult::Status::RuntimeError;
+    r.message = ctx.errors.front();
+  } else {
+    // R(z), first dimension fastest.
+    uint64_t n = 1;
+    for (const auto& [mn, ln] : plan.window) n *= uint64_t(std::max(ln, 0));
+    r.values.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t rest = i;
+      int64_t offset = 0;
+      for (size_t d = 0; d < plan.window.size(); ++d) {
+        uint64_t len = uint64_t(plan.window[d].second);
+        int64_t coord = plan.window[d].first + int64_t(rest % len);
+        rest /= len;
+        offset += (coord - shape[d].min) * shape[d].stride;
+      }
+      r.values.push_back(static_cast<int32_t*>(host)[offset]);
+    }
+  }
+  heap.release(host);
+}
+
+}  // namespace
+
+bool halide_understands_target(const std::string& target) {
+  return target == "host" || Halide::Target::validate_target_string(target);
+}
+
+const char* jit_status_name(JitResult::Status s) {
+  switch (s) {
+    case JitResult::Status::Ok: return "ok";
+    case JitResult::Status::CompileError: return "compile_error";
+    case JitResult::Status::InternalError: return "internal_error";
+    case JitResult::Status::RuntimeError: return "runtime_error";
+    case JitResult::Status::OtherError: return "error";
+  }
+  return "?";
+}
+
+JitResult run_plan_jit(const HalidePlan& plan, const JitOptions& opt, const std::function<void(const char*)>& phase) {
+  JitResult r;
+  GuardedHeap heap;
+  try {
+    run(plan, opt, phase, r, heap);
+  } catch (const Halide::CompileError& e) {
+    r.status = JitResult::Status::CompileError;
+    r.message = e.what();
+  } catch (const Halide::InternalError& e) {
+    r.status = JitResult::Status::InternalError;
+    r.message = e.what();
+  } catch (const Halide::RuntimeError& e) {
+    r.status = JitResult::Status::RuntimeError;
+    r.message = e.what();
+  } catch (const Halide::Error& e) {
+    r.status = JitResult::Status::OtherError;
+    r.message = e.what();
+  }
+  r.heap_corruption = heap.corruption;
+  return r;
+}
+
+void warm_up_jit(const std::string& target) {
+  static std::string warmed;
+  if (warmed == target) return;
+  warmed = target;
+  try {
+    Halide::Func f("halo_warm_up");
+    Halide::Var x("x");
+    f(x) = x * 2;
+    f.realize({4}, target_of(target));
+  } catch (const std::exception&) {
+    // The real run reports whatever went wrong.
+  }
+}
+
+}  // namespace halo::halide

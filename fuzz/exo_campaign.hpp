@@ -1,0 +1,52 @@
+// `halo fuzz --target exo`: a campaign against the Exo compiler (exo_gen.hpp,
+// docs/kernels.md "Fuzzing Exo"). Each case is a kernel of the family, written as an Exo
+// script with a random schedule and as its .halo spec; the Exo candidate's kernel check
+// (candidates/exo/exo_kernel.hpp) compiles it with Exo, runs the C on the Gemmini simulator
+// or under SIMDe and AddressSanitizer, and compares it with the reference. A script Exo
+// rejects is counted, not a finding; wrong values, memory errors, crashes and C that does
+// not compile are findings. Each finding is shrunk (steps dropped, sizes reduced) and
+// written as SCRIPT.py and SPEC.halo side by side, with the command that re-runs it. Its
+// cases are Exo scripts, not .halo programs, so this loop stands beside the campaign of
+// campaign.hpp rather than inside it (docs/candidates.md, "Known limits").
+#pragma once
+
+#include "fuzz/exo_gen.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace halo::fuzz {
+
+struct ExoCaseOutcome {
+  std::string kind;  // holds, exo-rejected, limit; findings: wrong-value, memory, compile-error, crash, ...
+  std::string detail;
+  bool finding = false;
+};
+
+// Runs one case through Exo and the kernel harness. Never throws for what Exo does.
+ExoCaseOutcome check_exo_case(const ExoKernelCase& c, double timeout);
+
+struct ExoCampaignOptions {
+  uint64_t seed = 1;
+  uint64_t cases = 0;       // 0: 1000, or no bound when `seconds` is set
+  double seconds = 0;       // stop starting cases after this long (0: no limit)
+  std::string out_dir;      // where findings go ("": halo-exo-findings)
+  uint64_t max_findings = 0;
+  int shrink_tries = 1000;
+  double shrink_seconds = 20;
+  double timeout = 120;     // Exo and the kernel, per case
+};
+
+// Called after each case: its index, the seconds so far and its outcome.
+using ExoProgress = std::function<void(uint64_t, double, const std::string&)>;
+
+// Runs the campaign; returns its summary {"target", "seed", "cases", "seconds",
+// "cases_per_second", "outcomes", "families", "findings"} (each finding's record, as written
+// next to its files). `stop` is polled between cases.
+nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress& progress = {},
+                                const std::function<bool()>& stop = {});
+
+}  // namespace halo::fuzz

@@ -1,0 +1,76 @@
+// What every candidate shares once: version selection, the version matrix and a finding's
+// version history (candidate.hpp).
+#include "oracle/candidate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace halo {
+
+VersionSelection select_versions(const std::string& name, const std::string& display_name,
+                                 const std::vector<CandidateVersion>& installed, const std::string& target) {
+  VersionSelection s;
+  if (installed.empty()) {
+    s.error = fmt::format("no {} is installed here", display_name);
+    return s;
+  }
+  if (target == name) {
+    s.keys.push_back(installed.back().key);
+    return s;
+  }
+  if (target == name + "@all") {
+    s.all = true;
+    for (const CandidateVersion& v : installed) s.keys.push_back(v.key);
+    return s;
+  }
+  std::string prefix = name + "@";
+  if (target.rfind(prefix, 0) == 0) {
+    std::string key = target.substr(prefix.size());
+    for (const CandidateVersion& v : installed)
+      if (v.key == key) {
+        s.keys.push_back(key);
+        return s;
+      }
+  }
+  std::vector<std::string> keys;
+  for (const CandidateVersion& v : installed) keys.push_back(v.key);
+  s.error = fmt::format("{}: not an installed {} (installed: {}; {} = the newest, {}@all = every one)", target,
+                        display_name, fmt::join(keys, ", "), name, name);
+  return s;
+}
+
+std::string version_matrix_text(const std::string& display_name, const std::vector<CandidateVerdict>& verdicts) {
+  std::string s = fmt::format("{:<8}  {:<17}  {:<14}  {}\n", display_name, "outcome", "phase", "what happened");
+  bool any = false;
+  for (const CandidateVerdict& v : verdicts) {
+    any |= v.finding;
+    std::string what = v.detail;
+    if (what.size() > 160) what = what.substr(0, 157) + "...";
+    s += fmt::format("{:<8}  {:<17}  {:<14}  {}\n", v.version, v.outcome, v.phase.empty() ? "-" : v.phase, what);
+  }
+  for (const CandidateVerdict& v : verdicts)
+    if (v.finding) s += fmt::format("signature in {}: {}\n", v.version, v.signature);
+  s += fmt::format("verdict: {}\n", any ? "violated" : "holds");
+  return s;
+}
+
+std::string version_history_text(const std::vector<std::pair<std::string, std::string>>& outcomes) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& [version, outcome] : outcomes) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&o = outcome](const auto& g) { return g.first == o; });
+    if (it == groups.end()) groups.push_back({outcome, {version}});
+    else it->second.push_back(version);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [outcome, versions] : groups) {
+    std::string list = versions.size() == 1 ? versions.front()
+                                            : fmt::format("{} and {}",
+                                                          fmt::join(versions.begin(), versions.end() - 1, ", "),
+                                                          versions.back());
+    parts.push_back(fmt::format("{} in {}", outcome, list));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+}  // namespace halo

@@ -1,0 +1,433 @@
+// The pictures of `halo explain` (report/explain.hpp), drawn as inline SVG: per func, the
+// iteration space tile by tile in the manner of thesis figs. 2.1-2.3 — the allocated
+// region, the computed region (?cpu as evaluated for the tile), the points actually
+// written and the points requested of it — and the buffer as a heat map. A 1-D func draws
+// one row per tile, so the overlap of adjacent tiles (g(3) in fig. 2.2) lines up; a 2-D
+// func draws one grid per tile; more dimensions are projected onto the first two.
+#include "report/explain_render.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cmath>
+#include <limits>
+
+namespace halo::explain {
+
+std::string point_text(const std::string& func, const Point& p) {
+  return fmt::format("{}({})", func, fmt::join(p, ", "));
+}
+
+std::string interval_text(const Value& min, const Value& len) {
+  if (len.is_int() && len.sign() <= 0) return fmt::format("empty (min {}, len {})", min.to_string(), len.to_string());
+  Value last = sub(add(min, len), Value(int64_t{1}));
+  return fmt::format("{} .. {} (min {}, len {})", min.to_string(), last.to_string(), min.to_string(), len.to_string());
+}
+
+std::string interval_text(std::pair<int64_t, int64_t> i) { return interval_text(Value(i.first), Value(i.second)); }
+
+std::string box_text(const Box& b) {
+  std::vector<std::string> parts;
+  for (const auto& d : b.dims) parts.push_back(interval_text(d));
+  return parts.empty() ? "a single point" : fmt::format("{}", fmt::join(parts, " × "));
+}
+
+namespace {
+
+constexpr int64_t kMaxCols = 48, kMaxRows = 32;
+
+// An inclusive range of coordinates along one axis of a picture.
+struct Range {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  void add(int64_t v) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  void add_interval(int64_t min, int64_t len) {
+    if (len <= 0) return;
+    add(min);
+    int64_t last;  // saturates at INT64_MAX (a window (9223372036854775806, 2) ends there)
+    add(__builtin_add_overflow(min, std::min<int64_t>(len, INT64_MAX / 4) - 1, &last) ? INT64_MAX : last);
+  }
+  bool empty() const { return lo > hi; }
+  // Saturating: a range from 0 to INT64_MAX has more coordinates than int64 holds, and a
+  // wrapped size escaped clip() (the axis then drew labels without end).
+  int64_t size() const {
+    if (empty()) return 0;
+    __int128 n = __int128(hi) - __int128(lo) + 1;
+    return n > INT64_MAX ? INT64_MAX : int64_t(n);
+  }
+  // Keeps at most n coordinates; says whether any were cut.
+  bool clip(int64_t n) {
+    if (size() <= n) return false;
+    hi = lo + n - 1;
+    return true;
+  }
+};
+
+// Coordinates of a picture: dimension 0 across, dimension 1 down (0 for 1-D funcs).
+struct Cell {
+  int64_t x = 0, y = 0;
+  auto operator<=>(const Cell&) const = default;
+};
+// The point as drawn: dimension axes[0] across, axes[1] down (`--slice`), the others projected.
+Cell project(const Point& p, const std::array<size_t, 2>& axes) {
+  return {axes[0] < p.size() ? p[axes[0]] : 0, axes[1] < p.size() ? p[axes[1]] : 0};
+}
+std::pair<int64_t, int64_t> box_dim(const Box& b, size_t d) { return d < b.dims.size() ? b.dims[d] : std::pair<int64_t, int64_t>{0, 1}; }
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+// Where a picture's cells are drawn.
+struct Geometry {
+  Range rx, ry;
+  int64_t ox = 0, oy = 0, cell = 28;
+  int64_t px(int64_t x) const { return ox + (x - rx.lo) * cell; }
+  int64_t py(int64_t y) const { return oy + (y - ry.lo) * cell; }
+  bool visible(Cell c) const { return c.x >= rx.lo && c.x <= rx.hi && c.y >= ry.lo && c.y <= ry.hi; }
+};
+
+// One rectangle per box clipped to the picture (nothing when they do not meet).
+void box_rect(HtmlWriter& w, const Geometry& g, std::pair<int64_t, int64_t> bx, std::pair<int64_t, int64_t> by,
+              const std::string& cls, const std::string& tooltip) {
+  if (bx.second <= 0 || by.second <= 0) return;
+  // The last cell of a box, clamped at INT64_MAX: a box (9223372036854775806, 3) ends past it.
+  auto last = [](std::pair<int64_t, int64_t> b) {
+    int64_t end;
+    return __builtin_add_overflow(b.first, b.second - 1, &end) ? INT64_MAX : end;
+  };
+  int64_t x0 = std::max(bx.first, g.rx.lo), x1 = std::min(last(bx), g.rx.hi);
+  int64_t y0 = std::max(by.first, g.ry.lo), y1 = std::min(last(by), g.ry.hi);
+  if (x0 > x1 || y0 > y1) return;
+  w.open("rect", {{"class", cls}, {"x", num(g.px(x0))}, {"y", num(g.py(y0))}, {"width", num((x1 - x0 + 1) * g.cell)},
+                  {"height", num((y1 - y0 + 1) * g.cell)}});
+  w.element("title", {}, tooltip);
+  w.close("rect");
+}
+
+
+// The grid lines of a picture, as one pattern (cheaper than a rectangle per cell).
+void grid_background(HtmlWriter& w, const Geometry& g, const std::string& id) {
+  w.open("defs");
+  w.open("pattern", {{"id", id}, {"width", num(g.cell)}, {"height", num(g.cell)}, {"patternUnits", "userSpaceOnUse"},
+                     {"x", num(g.ox)}, {"y", num(g.oy)}});
+  w.empty("path", {{"d", fmt::format("M {} 0 L 0 0 0 {}", g.cell, g.cell)}, {"class", "gridline"}});
+  w.close("pattern");
+  w.close("defs");
+  w.empty("rect", {{"x", num(g.ox)}, {"y", num(g.oy)}, {"width", num(g.rx.size() * g.cell)},
+                   {"height", num(g.ry.size() * g.cell)}, {"fill", "url(#" + id + ")"}, {"class", "frame"}});
+}
+
+// Calls f(v) for lo, lo + step, ... up to hi, without overflowing when hi is INT64_MAX
+// (`v += step` past it wrapped and never ended: a window (9223372036854775806, 2)).
+template <class F>
+void each_label(int64_t lo, int64_t hi, uint64_t step, F f) {
+  if (hi < lo) return;
+  uint64_t span = uint64_t(hi) - uint64_t(lo);
+  for (uint64_t k = 0;; k += step) {
+    f(int64_t(uint64_t(lo) + k));
+    if (span - k < step) break;
+  }
+}
+
+void axis_labels(HtmlWriter& w, const Geometry& g, bool with_y) {
+  const uint64_t step = g.cell >= 20 ? 1 : 2;
+  each_label(g.rx.lo, g.rx.hi, step, [&](int64_t x) {
+    w.element("text", {{"class", "axis"}, {"x", num(g.px(x) + g.cell / 2)}, {"y", num(g.oy - 4)}, {"text-anchor", "middle"}},
+              num(x));
+  });
+  if (!with_y) return;
+  each_label(g.ry.lo, g.ry.hi, step, [&](int64_t y) {
+    w.element("text", {{"class", "axis"}, {"x", num(g.ox - 4)}, {"y", num(g.py(y) + g.cell / 2 + 4)}, {"text-anchor", "end"}},
+              num(y));
+  });
+}
+
+// A value small enough to print inside a cell of this size, or "".
+std::string cell_label(const Value& v, int64_t cell) {
+  std::string s = v.is_error() ? "ε" : v.to_string();
+  return int64_t(s.size()) * 7 <= cell - 3 ? s : "";
+}
+
+// The layers of one tile (see the legend): allocated, written, computed, requested.
+void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, const TileObservation& t,
+                 const std::vector<Interval>& window, const std::map<Point, int>& tiles_writing) {
+  if (t.allocated)
+    box_rect(w, g, box_dim(*t.allocated, f.axes[0]), box_dim(*t.allocated, f.axes[1]), "layer allocated",
+             "allocated " + box_text(*t.allocated));
+  for (const auto& [p, wv] : t.written) {
+    Cell c = project(p, f.axes);
+    if (!g.visible(c)) continue;
+    auto it = tiles_writing.find(p);
+    bool again = it != tiles_writing.end() && it->second > 1;
+    w.open("rect", {{"class", again ? "layer written recomputed" : "layer written"}, {"x", num(g.px(c.x) + 1)},
+                    {"y", num(g.py(c.y) + 1)}, {"width", num(g.cell - 2)}, {"height", num(g.cell - 2)}});
+    w.element("title", {},
+              fmt::format("{} = {} (stored {}×{})", point_text(f.func, p), wv.first.to_string(), wv.second,
+                          again ? fmt::format("; computed in {} tiles", it->second) : ""));
+    w.close("rect");
+  }
+  bool has_computed = !t.computed.empty() && std::all_of(t.computed.begin(), t.computed.end(), [](const auto& d) { return d.has_value(); });
+  if (has_computed) {
+    auto dim = [&](size_t d) {
+      d = f.axes[d];
+      return d < t.computed.size() ? *t.computed[d] : std::pair<int64_t, int64_t>{0, 1};
+    };
+    Box cb;
+    for (const auto& d : t.computed) cb.dims.push_back(*d);
+    box_rect(w, g, dim(0), dim(1), "layer computed", "computed (?cpu) " + box_text(cb));
+  }
+  if (f.is_output) {
+    Box r;
+    for (const auto& iv : window)
+      if (auto m = iv.min.as_int64(), l = iv.len.as_int64(); m && l) r.dims.emplace_back(*m, *l);
+    if (r.dims.size() == window.size())
+      box_rect(w, g, box_dim(r, f.axes[0]), box_dim(r, f.axes[1]), "layer requested window", "requested: R(z) = " + box_text(r));
+  }
+  for (const auto& p : t.read) {
+    Cell c = project(p, f.axes);
+    if (!g.visible(c)) continue;
+    w.open("rect", {{"class", "layer requested"}, {"x", num(g.px(c.x) + g.cell / 4)}, {"y", num(g.py(c.y) + g.cell - 6)},
+                    {"width", num(g.cell / 2)}, {"height", "4"}});
+    w.element("title", {}, "read: " + point_text(f.func, p));
+    w.close("rect");
+  }
+  // The values last, above every marker and outline, so that none hides a digit.
+  for (const auto& [p, wv] : t.written) {
+    Cell c = project(p, f.axes);
+    std::string label = g.visible(c) ? cell_label(wv.first, g.cell) : "";
+    if (!label.empty())
+      w.element("text", {{"class", "layer written value"}, {"x", num(g.px(c.x) + g.cell / 2)},
+                         {"y", num(g.py(c.y) + g.cell / 2 + 3)}, {"text-anchor", "middle"}},
+                label);
+  }
+}
+
+// The extent of every picture of a func, so that its tiles line up.
+std::pair<Range, Range> func_extent(const FuncObservation& f, const std::vector<Interval>& window) {
+  Range rx, ry;
+  auto add_box = [&](const Box& b) {
+    auto [xm, xl] = box_dim(b, f.axes[0]);
+    auto [ym, yl] = box_dim(b, f.axes[1]);
+    if (xl > 0 && yl > 0) {
+      rx.add_interval(xm, xl);
+      ry.add_interval(ym, yl);
+    }
+  };
+  for (const auto& t : f.tiles) {
+    if (t.allocated) add_box(*t.allocated);
+    if (!t.computed.empty() && std::all_of(t.computed.begin(), t.computed.end(), [](const auto& d) { return d.has_value(); })) {
+      Box b;
+      for (const auto& d : t.computed) b.dims.push_back(*d);
+      add_box(b);
+    }
+    for (const auto& [p, v] : t.written) rx.add(project(p, f.axes).x), ry.add(project(p, f.axes).y);
+    for (const auto& p : t.read) rx.add(project(p, f.axes).x), ry.add(project(p, f.axes).y);
+  }
+  if (f.is_output) {
+    Box r;
+    for (const auto& iv : window)
+      if (auto m = iv.min.as_int64(), l = iv.len.as_int64(); m && l) r.dims.emplace_back(*m, *l);
+    add_box(r);
+  }
+  for (const auto& [p, v] : f.last_values) rx.add(project(p, f.axes).x), ry.add(project(p, f.axes).y);
+  if (rx.empty()) rx.add(0);
+  if (ry.empty()) ry.add(0);
+  return {rx, ry};
+}
+
+void picture_notes(HtmlWriter& w, const FuncObservation& f, bool clipped, bool about_tiles) {
+  std::vector<std::string> notes;
+  if (f.vars.size() > 2)
+    notes.push_back(fmt::format("{} has {} dimensions: the picture draws {} across and {} down and projects the others "
+                                "onto them (choose two with --slice A,B).",
+                                f.func, f.vars.size(), f.vars[f.axes[0]], f.vars[f.axes[1]]));
+  if (clipped) notes.push_back(fmt::format("Only the first {} × {} coordinates are drawn.", kMaxCols, kMaxRows));
+  if (about_tiles && f.tiles_dropped) notes.push_back(fmt::format("{} more tiles ran; only the first {} are drawn.", f.tiles_dropped, f.tiles.size()));
+  if (about_tiles && f.points_not_kept)
+    notes.push_back(fmt::format("{} accesses of {} went to points beyond those the report keeps: counted, not drawn.",
+                                f.points_not_kept, f.func));
+  if (about_tiles && f.points_too_large) notes.push_back(fmt::format("{} accesses had coordinates beyond 64 bits and are not drawn.", f.points_too_large));
+  for (const auto& n : notes) w.element("p", {{"class", "note"}}, n);
+}
+
+// ---------------------------------------------------------------- heat-map colours
+std::array<int, 3> ramp(double t) {
+  static const std::array<std::array<int, 3>, 5> stops = {
+      {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}};  // viridis
+  t = std::clamp(t, 0.0, 1.0) * (stops.size() - 1);
+  size_t i = std::min<size_t>(size_t(t), stops.size() - 2);
+  double u = t - double(i);
+  std::array<int, 3> c{};
+  for (int k = 0; k < 3; ++k) c[k] = int(std::lround(stops[i][k] * (1 - u) + stops[i + 1][k] * u));
+  return c;
+}
+
+double as_double(const Value& v) {
+  if (auto i = v.as_int64()) return double(*i);
+  // A big integer: its magnitude is what the colour needs. Beyond a double's range the
+  // colour saturates; a quarter of the largest double keeps differences of two finite.
+  const double limit = std::numeric_limits<double>::max() / 4;
+  std::string text = v.to_string();
+  try {
+    return std::clamp(std::stod(text), -limit, limit);
+  } catch (const std::out_of_range&) {
+    return text[0] == '-' ? -limit : limit;
+  }
+}
+
+}  // namespace
+
+void write_layer_legend(HtmlWriter& w) {
+  w.open("div", {{"class", "legend"}});
+  struct Item {
+    const char* layer;
+    const char* text;
+  };
+  for (const Item& it : {Item{"allocated", "allocated region (σ(f)'s bounds, [ALLOC])"},
+                         Item{"computed", "computed region (?cpu f as β0 filled it, evaluated for the tile)"},
+                         Item{"written", "points actually written ([ASSN]); a double border: written in more than one tile"},
+                         Item{"requested", "requested: R(z) for the output func, points read ([READ]) for the others"}}) {
+    w.open("label", {{"class", "legend-item"}});
+    w.empty("input", {{"type", "checkbox"}, {"checked", "checked"}, {"data-layer", it.layer}});
+    w.open("svg", {{"width", "22"}, {"height", "16"}, {"class", "swatch"}});
+    w.empty("rect", {{"class", std::string("layer ") + it.layer}, {"x", "2"}, {"y", "2"}, {"width", "18"}, {"height", "12"}});
+    w.close("svg");
+    w.text(it.text);
+    w.close("label");
+  }
+  w.close("div");
+}
+
+void write_iteration_space(HtmlWriter& w, const FuncObservation& f, const std::vector<Interval>& window) {
+  auto [rx, ry] = func_extent(f, window);
+  bool clipped = rx.clip(kMaxCols);
+  clipped = ry.clip(kMaxRows) || clipped;
+  std::map<Point, int> tiles_writing;
+  for (const auto& t : f.tiles)
+    for (const auto& [p, v] : t.written) ++tiles_writing[p];
+
+  w.open("figure", {{"class", "func-space"}, {"data-func", f.func}, {"id", "space-" + f.func}});
+  w.open("figcaption");
+  w.element("strong", {}, fmt::format("{}({})", f.func, fmt::join(f.vars, ", ")));
+  w.text(fmt::format(": {} tile{}; {} stores, {} loads", f.tiles.size() + f.tiles_dropped,
+                     f.tiles.size() + f.tiles_dropped == 1 ? "" : "s", f.stores, f.loads));
+  if (!f.tile_loops.empty()) w.text(fmt::format("; computed inside {}", fmt::join(f.tile_loops, " › ")));
+  w.close("figcaption");
+  picture_notes(w, f, clipped, true);
+  if (f.tiles.empty()) {
+    w.element("p", {{"class", "note"}}, f.func + " was never allocated, written or read in this run.");
+    w.close("figure");
+    return;
+  }
+
+  if (f.vars.size() <= 1) {
+    // One row per tile, as in figs. 2.2 and 2.3.
+    Geometry g{rx, ry, 130, 22, rx.size() > 24 ? 20 : 30};
+    const int64_t row = g.cell + 12;
+    const int64_t width = g.ox + rx.size() * g.cell + 10, height = g.oy + int64_t(f.tiles.size()) * row + 4;
+    w.open("svg", {{"class", "iteration-space"}, {"width", num(width)}, {"height", num(height)},
+                   {"viewBox", fmt::format("0 0 {} {}", width, height)}, {"role", "img"},
+                   {"aria-label", "iteration space of " + f.func}});
+    axis_labels(w, g, false);
+    for (size_t i = 0; i < f.tiles.size(); ++i) {
+      Geometry gi = g;
+      gi.oy = g.oy + int64_t(i) * row;
+      const TileObservation& t = f.tiles[i];
+      w.open("g", {{"class", "tile"}, {"data-tile", num(int64_t(i))}});
+      w.element("text", {{"class", "tile-label"}, {"x", "4"}, {"y", num(gi.oy + gi.cell / 2 + 4)}},
+                t.label.empty() ? "whole run" : t.label);
+      grid_background(w, gi, w.fresh_id("grid-" + f.func));
+      tile_layers(w, gi, f, t, window, tiles_writing);
+      w.close("g");
+    }
+    w.close("svg");
+  } else {
+    // One grid per tile: x across, y down.
+    const int64_t cell = std::max<int64_t>(12, std::min<int64_t>(26, 360 / std::max(rx.size(), ry.size())));
+    w.open("div", {{"class", "tiles"}});
+    for (size_t i = 0; i < f.tiles.size(); ++i) {
+      const TileObservation& t = f.tiles[i];
+      Geometry g{rx, ry, 34, 34, cell};
+      const int64_t width = g.ox + rx.size() * cell + 6, height = g.oy + ry.size() * cell + 6;
+      w.open("svg", {{"class", "iteration-space"}, {"width", num(width)}, {"height", num(height)},
+                     {"viewBox", fmt::format("0 0 {} {}", width, height)}, {"data-tile", num(int64_t(i))},
+                     {"role", "img"}, {"aria-label", "iteration space of " + f.func}});
+      w.element("text", {{"class", "tile-label"}, {"x", "2"}, {"y", "12"}}, t.label.empty() ? "whole run" : t.label);
+      axis_labels(w, g, true);
+      grid_background(w, g, w.fresh_id("grid-" + f.func));
+      tile_layers(w, g, f, t, window, tiles_writing);
+      w.close("svg");
+    }
+    w.close("div");
+  }
+  w.close("figure");
+}
+
+void write_heat_map(HtmlWriter& w, const FuncObservation& f, const std::vector<Interval>& window) {
+  w.open("figure", {{"class", "heat-map"}, {"data-func", f.func}, {"id", "heat-" + f.func}});
+  w.open("figcaption");
+  w.element("strong", {}, f.func);
+  w.text(": the last value stored at each point (the buffer after its last write)");
+  w.close("figcaption");
+  if (f.last_values.empty()) {
+    w.element("p", {{"class", "note"}}, f.func + " stored nothing.");
+    w.close("figure");
+    return;
+  }
+  Range rx, ry;
+  for (const auto& [p, v] : f.last_values) rx.add(project(p, f.axes).x), ry.add(project(p, f.axes).y);
+  bool clipped = rx.clip(kMaxCols);
+  clipped = ry.clip(kMaxRows) || clipped;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& [p, v] : f.last_values)
+    if (v.is_int()) lo = std::min(lo, as_double(v)), hi = std::max(hi, as_double(v));
+  const int64_t cell = f.vars.size() <= 1 ? (rx.size() > 24 ? 20 : 30)
+                                          : std::max<int64_t>(12, std::min<int64_t>(26, 360 / std::max(rx.size(), ry.size())));
+  Geometry g{rx, ry, f.vars.size() <= 1 ? 10 : 34, 22, cell};
+  const int64_t width = g.ox + rx.size() * cell + 6, height = g.oy + ry.size() * cell + 6;
+  w.open("svg", {{"class", "heat"}, {"width", num(width)}, {"height", num(height)},
+                 {"viewBox", fmt::format("0 0 {} {}", width, height)}, {"role", "img"},
+                 {"aria-label", "heat map of " + f.func}});
+  axis_labels(w, g, f.vars.size() > 1);
+  auto shade = [&](const Value& v) {
+    if (!v.is_int()) return std::pair<std::string, bool>{"#bbbbbb", false};
+    double t = hi > lo ? (as_double(v) - lo) / (hi - lo) : 0.5;
+    auto rgb = ramp(t);
+    return std::pair<std::string, bool>{fmt::format("rgb({},{},{})", rgb[0], rgb[1], rgb[2]), t < 0.6};
+  };
+  for (const auto& [p, v] : f.last_values) {
+    Cell c = project(p, f.axes);
+    if (!g.visible(c)) continue;
+    w.open("rect", {{"class", v.is_error() ? "heat-cell error" : "heat-cell"}, {"x", num(g.px(c.x))},
+                    {"y", num(g.py(c.y))}, {"width", num(cell)}, {"height", num(cell)}, {"fill", shade(v).first}});
+    w.element("title", {}, point_text(f.func, p) + " = " + v.to_string());
+    w.close("rect");
+  }
+  if (f.is_output) {
+    Box r;
+    for (const auto& iv : window)
+      if (auto m = iv.min.as_int64(), l = iv.len.as_int64(); m && l) r.dims.emplace_back(*m, *l);
+    if (r.dims.size() == window.size())
+      box_rect(w, g, box_dim(r, f.axes[0]), box_dim(r, f.axes[1]), "window-outline", "R(z) = " + box_text(r));
+  }
+  // The values last, above the outline of R(z), so that it hides no digit.
+  for (const auto& [p, v] : f.last_values) {
+    Cell c = project(p, f.axes);
+    std::string label = g.visible(c) ? cell_label(v, cell) : "";
+    if (!label.empty())
+      w.element("text", {{"class", shade(v).second ? "heat-value dark" : "heat-value"}, {"x", num(g.px(c.x) + cell / 2)},
+                         {"y", num(g.py(c.y) + cell / 2 + 4)}, {"text-anchor", "middle"}},
+                label);
+  }
+  w.close("svg");
+  if (std::isfinite(lo))
+    w.element("p", {{"class", "scale"}},
+              fmt::format("colour scale: {:.0f} (dark) to {:.0f} (light); grey: an error value", lo, hi));
+  picture_notes(w, f, clipped, false);
+  w.close("figure");
+}
+
+}  // namespace halo::explain

@@ -1,0 +1,192 @@
+// The child-process runner of run_process.hpp: fork, limits, exec, wait with a deadline.
+#include "support/run_process.hpp"
+#include "support/child_processes.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+#include <map>
+#include <sstream>
+
+extern char** environ;
+
+namespace halo {
+
+std::string describe_signal(int sig) {
+  const char* what = strsignal(sig);
+  std::string name;
+  switch (sig) {
+    case SIGSEGV: name = "SIGSEGV"; break;
+    case SIGBUS: name = "SIGBUS"; break;
+    case SIGFPE: name = "SIGFPE"; break;
+    case SIGILL: name = "SIGILL"; break;
+    case SIGABRT: name = "SIGABRT"; break;
+    case SIGKILL: name = "SIGKILL"; break;
+    case SIGXCPU: name = "SIGXCPU"; break;
+    case SIGXFSZ: name = "SIGXFSZ"; break;
+    default: name = "signal " + std::to_string(sig);
+  }
+  return "killed by " + name + (what ? std::string(" (") + what + ")" : std::string());
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                          const std::string& cwd, const ProcessLimits& limits, size_t max_output) {
+  ProcessResult r;
+  if (argv.empty()) {
+    r.error = "no program to run";
+    return r;
+  }
+  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
+  std::map<std::string, std::string> envmap;
+  for (char** e = environ; e && *e; ++e) {
+    std::string s = *e;
+    auto eq = s.find('=');
+    if (eq != std::string::npos) envmap[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  for (const auto& s : env) {
+    auto eq = s.find('=');
+    if (eq != std::string::npos) envmap[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  std::string marker = new_candidate_marker();  // finds descendants that leave the group
+  envmap.erase("HALO_CANDIDATE");
+  std::vector<std::string> env_strings{marker};
+  for (const auto& [k, v] : envmap) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& s : argv_copy) args.push_back(s.data());
+  args.push_back(nullptr);
+
+  char out_path[] = "/tmp/halo-child-output-XXXXXX";
+  int out_fd = mkstemp(out_path);
+  if (out_fd < 0) {
+    r.error = std::string("cannot create a file for the child's output: ") + std::strerror(errno);
+    return r;
+  }
+  unlink(out_path);  // the descriptor keeps it alive
+
+  uint64_t cpu = limits.cpu_seconds ? limits.cpu_seconds : uint64_t(std::ceil(limits.wall_seconds)) + 1;
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid < 0) {
+    r.error = std::string("fork: ") + std::strerror(errno);
+    close(out_fd);
+    return r;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);  // its own group: the deadline kills everything it started
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    dup2(out_fd, 1);
+    dup2(out_fd, 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    struct rlimit rl;
+    rl.rlim_cur = rl.rlim_max = cpu;
+    setrlimit(RLIMIT_CPU, &rl);
+    rl.rlim_cur = rl.rlim_max = 0;
+    setrlimit(RLIMIT_CORE, &rl);
+    if (limits.address_space_bytes) {
+      rl.rlim_cur = rl.rlim_max = limits.address_space_bytes;
+      setrlimit(RLIMIT_AS, &rl);
+    }
+    if (limits.file_bytes) {
+      rl.rlim_cur = rl.rlim_max = limits.file_bytes;
+      setrlimit(RLIMIT_FSIZE, &rl);
+    }
+    enter_candidate_pid_namespace();
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  r.started = true;
+  setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  ChildGuard guard(pid, marker);
+  auto deadline = start + std::chrono::duration<double>(limits.wall_seconds);
+  int status = 0;
+  long sleep_ns = 200'000;
+  while (true) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) {
+      r.error = std::string("waitpid: ") + std::strerror(errno);
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      r.timed_out = true;
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    struct timespec ts{0, sleep_ns};
+    nanosleep(&ts, nullptr);
+    sleep_ns = std::min<long>(sleep_ns * 2, 10'000'000);
+  }
+  kill(-pid, SIGKILL);  // anything the child left running in its group
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (WIFEXITED(status)) {
+    r.exited = !r.timed_out;
+    r.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+  }
+  if (r.exited && r.exit_code == 127 && argv.size() > 0) {
+    struct stat st;
+    if (stat(argv[0].c_str(), &st) != 0) r.error = "cannot execute " + argv[0];
+  }
+
+  // The output: the head and the tail when it is long.
+  off_t size = lseek(out_fd, 0, SEEK_END);
+  std::string out;
+  auto read_at = [&](off_t off, size_t n) {
+    std::string buf(n, '\0');
+    ssize_t got = pread(out_fd, buf.data(), n, off);
+    buf.resize(got > 0 ? size_t(got) : 0);
+    return buf;
+  };
+  if (size <= off_t(max_output)) {
+    out = read_at(0, size_t(size));
+  } else {
+    out = read_at(0, max_output / 2) + "\n[... output truncated ...]\n" +
+          read_at(size - off_t(max_output / 2), max_output / 2);
+  }
+  close(out_fd);
+  r.output = std::move(out);
+  return r;
+}
+
+WorkDir::WorkDir(const std::string& prefix) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) throw std::runtime_error("cannot create a temporary directory");
+  path = buf.data();
+  signal_slot = register_temp_dir(path);
+}
+
+WorkDir::~WorkDir() {
+  unregister_temp_dir(signal_slot);
+  if (!keep) {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+}
+
+std::string WorkDir::file(const std::string& name) const { return (std::filesystem::path(path) / name).string(); }
+
+}  // namespace halo
