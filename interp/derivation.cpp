@@ -11,6 +11,8 @@
 // A frame asks for its premises one at a time by pushing a child frame; the child's value
 // (and derivation) is handed back to it when the child finishes.
 #include "interp/derivation.hpp"
+
+#include "semantics/type_ops.hpp"
 #include "interp/output.hpp"
 
 #include "semantics/printer.hpp"
@@ -435,7 +437,7 @@ struct DerivationEvaluator::Impl {
           // then op(c̄) ⇓ c' by apply_op (Def. 2.6 errors, Euclidean total div/mod).
           const auto& n = as<OpNode>(e);
           if (f.vals.size() < n.args.size()) return push_eval(f.ctx, n.args[f.vals.size()]);
-          Value v = apply_op(n.op, f.vals);
+          Value v = apply_op_node(n, f.vals);  // Halide's operator at its types in a typed program
           return conclude_rule("OP-EVAL", v, im.record ? print_expr(e) : "");
         }
         case ExprKind::Call: return step_call(f);

@@ -2,6 +2,8 @@
 // Rule references name the rule of fig. 2.6 whose effect each piece reproduces.
 #include "interp/fast_eval.hpp"
 
+#include "semantics/type_ops.hpp"
+
 #include "support/big_stack.hpp"
 
 #include <fmt/format.h>
@@ -20,7 +22,63 @@ constexpr int kLanes = 64;                      // points of a row evaluated tog
 
 // AccessAffine is Access whose every argument is a slot plus a constant, or a constant:
 // the common case (f[x - 1, y]) computed without visiting argument nodes.
-enum class NK : uint8_t { Imm, Const, Slot, Unary, Binary, Select, Access, AccessAffine, SelfCell, SelfAccess };
+// Typed: an operator of a typed program (docs/types.md), whose result type and operand
+// types are typed_ops[imm].
+enum class NK : uint8_t { Imm, Const, Slot, Unary, Binary, Select, Access, AccessAffine, SelfCell, SelfAccess, Typed };
+
+// The types of one operator of a typed program.
+struct TypedOp {
+  Type result;
+  std::array<Type, 3> args;
+  int arity = 0;
+};
+
+// Comparisons, logic, min and max on words (fig. 2.5b's, and Halide's on values already of
+// their type: neither wraps). False for any other operator.
+inline bool word_relational(Op op, int64_t x, int64_t y, int64_t& out) {
+  switch (op) {
+    case Op::Lt: out = x < y; return true;
+    case Op::Gt: out = x > y; return true;
+    case Op::Eq: out = x == y; return true;
+    case Op::Le: out = x <= y; return true;
+    case Op::Ge: out = x >= y; return true;
+    case Op::Ne: out = x != y; return true;
+    case Op::And: out = x != 0 && y != 0; return true;
+    case Op::Or: out = x != 0 || y != 0; return true;
+    case Op::Min: out = std::min(x, y); return true;
+    case Op::Max: out = std::max(x, y); return true;
+    default: return false;
+  }
+}
+
+// Halide's arithmetic on the word-sized path, for types of at most 32 bits, where the
+// exact result of + - * on two operands fits in 64 bits: the exact result, then the type's
+// rule (type_ops.hpp). False where the result is Int(32)-undefined or the operator is not
+// one of these (the caller then takes the path on Values, apply_typed_op).
+inline bool typed_fast(Op op, const TypedOp& t, int64_t x, int64_t y, int64_t z, int64_t& out) {
+  const Type r = t.result;
+  if (r.bits() > 32 || t.args[0].bits() > 32) return false;
+  int64_t v;
+  switch (op) {
+    case Op::Add: v = x + y; break;
+    case Op::Sub: v = x - y; break;
+    case Op::Mul: v = x * y; break;
+    case Op::Neg: v = -x; break;
+    case Op::Cast: v = x; break;
+    case Op::Not: out = !x; return true;
+    case Op::Select: out = x ? y : z; return true;
+    default: return word_relational(op, x, y, out);
+  }
+  const int n = r.bits();
+  if (op != Op::Cast && !r.wraps()) {  // Int(32): undefined outside the range
+    if (v < INT32_MIN || v > INT32_MAX) return false;
+    out = v;
+    return true;
+  }
+  uint64_t low = uint64_t(v) & ((uint64_t{1} << n) - 1);
+  out = r.is_int() && (low >> (n - 1)) ? int64_t(low) - (int64_t{1} << n) : int64_t(low);
+  return true;
+}
 
 struct CNode {
   NK kind;
@@ -96,6 +154,7 @@ struct FastEvaluator::Impl {
   std::vector<int32_t> arg_lists;
   std::vector<AffineArg> affine_args;
   std::vector<Value> consts;
+  std::vector<TypedOp> typed_ops;
   std::vector<FuncInfo> funcs;
   bool params_small = true;
   std::vector<int64_t> params_i;
@@ -148,6 +207,14 @@ struct FastEvaluator::Impl {
         const auto& n = as<OpNode>(e);
         std::array<int32_t, 3> kids{-1, -1, -1};
         for (size_t i = 0; i < n.args.size() && i < 3; ++i) kids[i] = compile(n.args[i], s);
+        if (n.type.is_typed() || is_halide_op(n.op)) {
+          TypedOp t;
+          t.result = n.type;
+          t.arity = int(n.args.size());
+          for (int i = 0; i < t.arity && i < 3; ++i) t.args[i] = n.args[i]->type;
+          typed_ops.push_back(t);
+          return push(CNode{NK::Typed, n.op, kids[0], kids[1], kids[2], int64_t(typed_ops.size() - 1)});
+        }
         NK k = n.args.size() == 1 ? NK::Unary : n.args.size() == 2 ? NK::Binary : NK::Select;
         return push(CNode{k, n.op, kids[0], kids[1], kids[2]});
       }
@@ -271,7 +338,17 @@ struct FastEvaluator::Impl {
     return Interval64{v.small(), v.small()};
   }
 
+  // In a typed program a value wraps into its type: an interval that leaves the type is
+  // the type's whole range (sound, since the hint only sizes memo tables).
   Iv interval_of(const Expr& e, const std::vector<std::pair<std::string, Iv>>& env) {
+    Iv r = interval_in_z(e, env);
+    if (!e->type.is_typed() || e->type.bits() > 32) return r;
+    int64_t lo = e->type.min().small(), hi = e->type.max().small();
+    if (r && r->lo >= lo && r->hi <= hi) return r;
+    return Interval64{lo, hi};
+  }
+
+  Iv interval_in_z(const Expr& e, const std::vector<std::pair<std::string, Iv>>& env) {
     switch (e->kind) {
       case ExprKind::Const: return iv_exact(as<ConstNode>(e).value);
       case ExprKind::Var:
@@ -450,18 +527,16 @@ struct FastEvaluator::Impl {
           case Op::Mul: return fast::mul(x, y, out);
           case Op::Div: return fast::div(x, y, out);
           case Op::Mod: return fast::mod(x, y, out);
-          case Op::Lt: out = x < y; return true;
-          case Op::Gt: out = x > y; return true;
-          case Op::Eq: out = x == y; return true;
-          case Op::Le: out = x <= y; return true;
-          case Op::Ge: out = x >= y; return true;
-          case Op::Ne: out = x != y; return true;
-          case Op::And: out = x != 0 && y != 0; return true;
-          case Op::Or: out = x != 0 || y != 0; return true;
-          case Op::Min: out = std::min(x, y); return true;
-          case Op::Max: out = std::max(x, y); return true;
-          default: return false;
+          default: return word_relational(n.op, x, y, out);
         }
+      }
+      case NK::Typed: {
+        const TypedOp& t = typed_ops[n.imm];
+        int64_t v[3] = {0, 0, 0};
+        const int32_t kids[3] = {n.a, n.b, n.c};
+        for (int j = 0; j < t.arity; ++j)
+          if (!operand(kids[j], fr, act, v[j])) return false;
+        return typed_fast(n.op, t, v[0], v[1], v[2], out);
       }
       case NK::Select: {
         // Strict: all three operands are evaluated (an error anywhere leaves the fast path).
@@ -745,6 +820,14 @@ struct FastEvaluator::Impl {
         const int32_t kids[3] = {n.a, n.b, n.c};
         for (int j = 0; j < k; ++j) v[j] = eval_slow(kids[j], fr, act);
         return apply_op(n.op, std::span<const Value>(v.data(), k));
+      }
+      case NK::Typed: {
+        const TypedOp& t = typed_ops[n.imm];
+        std::array<Value, 3> v;
+        const int32_t kids[3] = {n.a, n.b, n.c};
+        for (int j = 0; j < t.arity; ++j) v[j] = eval_slow(kids[j], fr, act);
+        return apply_typed_op(n.op, t.result, std::span<const Type>(t.args.data(), size_t(t.arity)),
+                              std::span<const Value>(v.data(), size_t(t.arity)));
       }
       case NK::AccessAffine: {
         Point c;

@@ -20,7 +20,14 @@ Input resolve_input(const Program& prog, const InputOverrides& over) {
   std::vector<std::string> names;
   for (const auto& p : prog.pipeline.params) names.push_back(p.text);
   size_t dims = prog.pipeline.funcs.empty() ? 0 : prog.pipeline.output().vars.size();
-  return resolve_input(prog.file, prog.pipeline.name.text, names, dims, prog.realize, over);
+  Input in = resolve_input(prog.file, prog.pipeline.name.text, names, dims, prog.realize, over);
+  // A typed parameter takes only values of its type (a Param<uint8_t> holds no 300).
+  for (size_t i = 0; i < in.params.size() && i < names.size(); ++i)
+    if (!prog.pipeline.param_type(i).can_represent(in.params[i]))
+      throw InputError(Diagnostic{prog.file, {}, fmt::format("--param {}: {} is not a value of its type {}", names[i],
+                                                             in.params[i].to_string(),
+                                                             prog.pipeline.param_type(i).to_string())});
+  return in;
 }
 
 Input resolve_input(const std::string& file, const std::string& output, const std::vector<std::string>& names,

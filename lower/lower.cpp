@@ -3,6 +3,8 @@
 // can be checked against the figure line by line.
 #include "lower/lower.hpp"
 
+#include "semantics/typing.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -209,6 +211,7 @@ std::vector<Stmt> rdom_startup_checks(const Pipeline& p) {
 //   pipeline f(p̄, x̄_min, x̄_len): L(F̄); L(fun f(x̄) = B)
 // preceded by the startup checks of the rdom extents (§2.9, above).
 TgtProgram lower_pipeline(const Program& prog) {
+  refuse_typed(prog, "lowering (fig. 2.9)");
   const Pipeline& p = prog.pipeline;
   TgtProgram t;
   t.file = prog.file;

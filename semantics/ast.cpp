@@ -9,10 +9,10 @@
 
 namespace halo {
 
-Expr make_const(Value v, SourceLoc l) { return std::make_shared<ConstNode>(std::move(v), l); }
-Expr make_var(std::string name, SourceLoc l) { return std::make_shared<VarNode>(std::move(name), l); }
-Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l, FuncLabel label) {
-  return std::make_shared<CallNode>(std::move(func), std::move(args), l, label);
+Expr make_const(Value v, SourceLoc l, Type t) { return std::make_shared<ConstNode>(std::move(v), l, t); }
+Expr make_var(std::string name, SourceLoc l, Type t) { return std::make_shared<VarNode>(std::move(name), l, t); }
+Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l, FuncLabel label, Type t) {
+  return std::make_shared<CallNode>(std::move(func), std::move(args), l, label, t);
 }
 Expr make_hole(HoleLabel label, SourceLoc l) { return std::make_shared<HoleNode>(std::move(label), l); }
 
@@ -26,8 +26,30 @@ std::string HoleLabel::to_string() const {
   std::string sp = spec == FuncLabel::kShared ? "*" : std::to_string(spec);
   return fmt::format("?cpu<{}, {}, {}, {}>.{}", func, sp, stage, var, end);
 }
-Expr make_op(Op op, std::vector<Expr> args, SourceLoc l) {
-  return std::make_shared<OpNode>(op, std::move(args), l);
+Expr make_op(Op op, std::vector<Expr> args, SourceLoc l, Type t) {
+  return std::make_shared<OpNode>(op, std::move(args), l, OpSugar::None, t);
+}
+
+Expr make_cast(Type t, Expr e, SourceLoc l, OpSugar sugar) {
+  return std::make_shared<OpNode>(Op::Cast, std::vector<Expr>{std::move(e)}, l, sugar, t);
+}
+
+Expr with_type(const Expr& e, Type t) {
+  if (e->type == t) return e;
+  switch (e->kind) {
+    case ExprKind::Const: return std::make_shared<ConstNode>(as<ConstNode>(e).value, e->loc, t);
+    case ExprKind::Var: return std::make_shared<VarNode>(as<VarNode>(e).name, e->loc, t);
+    case ExprKind::Call: {
+      const auto& n = as<CallNode>(e);
+      return std::make_shared<CallNode>(n.func, n.args, n.loc, n.label, t);
+    }
+    case ExprKind::Op: {
+      const auto& n = as<OpNode>(e);
+      return std::make_shared<OpNode>(n.op, n.args, n.loc, n.sugar, t);
+    }
+    case ExprKind::Hole: break;
+  }
+  return e;
 }
 
 Expr make_clamp(Expr e, Expr lo, Expr hi, SourceLoc l) {
@@ -52,6 +74,7 @@ bool same_exprs(const std::vector<Expr>& a, const std::vector<Expr>& b) {
 bool same_expr(const Expr& a, const Expr& b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
+  if (a->type != b->type) return false;
   switch (a->kind) {
     case ExprKind::Const: return as<ConstNode>(a).value == as<ConstNode>(b).value;
     case ExprKind::Var: return as<VarNode>(a).name == as<VarNode>(b).name;
@@ -63,6 +86,15 @@ bool same_expr(const Expr& a, const Expr& b) {
       return as<OpNode>(a).op == as<OpNode>(b).op && same_exprs(as<OpNode>(a).args, as<OpNode>(b).args);
   }
   return false;
+}
+
+std::optional<Type> Pipeline::declared_param_type(size_t i) const {
+  return i < param_types.size() ? param_types[i] : std::nullopt;
+}
+
+Type Pipeline::param_type(size_t i) const {
+  if (!typed) return Type::z();
+  return declared_param_type(i).value_or(Type::int_(32));
 }
 
 const FuncDef* Pipeline::find(const std::string& f) const {
@@ -192,7 +224,7 @@ bool same_update(const UpdateStage& a, const UpdateStage& b) {
 
 bool same_func(const FuncDef& a, const FuncDef& b) {
   if (!(a.name == b.name) || a.vars != b.vars || !same_expr(a.pure, b.pure) ||
-      a.updates.size() != b.updates.size())
+      a.updates.size() != b.updates.size() || a.declared != b.declared || a.type != b.type)
     return false;
   for (size_t i = 0; i < a.updates.size(); ++i)
     if (!same_update(a.updates[i], b.updates[i])) return false;
@@ -225,6 +257,9 @@ bool same_directive(const Directive& a, const Directive& b) {
 bool same_program(const Program& a, const Program& b) {
   const Pipeline &p = a.pipeline, &q = b.pipeline;
   if (!(p.name == q.name) || p.params != q.params || p.funcs.size() != q.funcs.size()) return false;
+  if (p.typed != q.typed) return false;
+  for (size_t i = 0; i < p.params.size(); ++i)
+    if (p.declared_param_type(i) != q.declared_param_type(i)) return false;
   for (size_t i = 0; i < p.funcs.size(); ++i)
     if (!same_func(p.funcs[i], q.funcs[i])) return false;
   if (a.schedule.has_value() != b.schedule.has_value()) return false;
@@ -292,13 +327,16 @@ Expr ExprMutator::mutate_call(const Expr& e) {
   const auto& n = as<CallNode>(e);
   std::vector<Expr> args;
   if (!mutate_all(*this, n.args, args, &ExprMutator::mutate)) return e;
-  return make_call(n.func, std::move(args), n.loc, n.label);
+  return make_call(n.func, std::move(args), n.loc, n.label, n.type);
 }
+// A rebuilt operator keeps its type (and an implicit cast stays implicit); the sugar of
+// clamp and abs is forgotten, as ast.hpp says.
 Expr ExprMutator::mutate_op(const Expr& e) {
   const auto& n = as<OpNode>(e);
   std::vector<Expr> args;
   if (!mutate_all(*this, n.args, args, &ExprMutator::mutate)) return e;
-  return make_op(n.op, std::move(args), n.loc);
+  OpSugar keep = n.sugar == OpSugar::ImplicitCast ? n.sugar : OpSugar::None;
+  return std::make_shared<OpNode>(n.op, std::move(args), n.loc, keep, n.type);
 }
 
 Expr rename_vars(const Expr& e, const std::map<std::string, std::string>& names) {
@@ -308,7 +346,7 @@ Expr rename_vars(const Expr& e, const std::map<std::string, std::string>& names)
     Expr mutate_var(const Expr& e) override {
       const auto& n = as<VarNode>(e);
       auto it = names.find(n.name);
-      return it == names.end() ? e : make_var(it->second, n.loc);
+      return it == names.end() ? e : make_var(it->second, n.loc, n.type);
     }
   } r(names);
   return e && !names.empty() ? r.mutate(e) : e;
@@ -328,7 +366,7 @@ class Substituter : public ExprMutator {
  protected:
   Expr mutate_var(const Expr& e) override {
     const auto& n = as<VarNode>(e);
-    if (const Value* v = s_.find(n.name)) return make_const(*v, n.loc);
+    if (const Value* v = s_.find(n.name)) return make_const(*v, n.loc, n.type);
     return e;
   }
 

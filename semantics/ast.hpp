@@ -10,6 +10,7 @@
 
 #include "support/command_budget.hpp"
 #include "support/diagnostics.hpp"
+#include "semantics/type.hpp"
 #include "semantics/value.hpp"
 
 #include <map>
@@ -25,14 +26,17 @@ enum class ExprKind : uint8_t { Const, Var, Call, Op, Hole };
 
 struct ExprNode {
   ExprKind kind;
+  // ℤ in a program without types; one of Halide's types in a typed one (type.hpp), set by
+  // the typing pass (typing.hpp) as Halide's Expr carries its Type.
+  Type type;
   SourceLoc loc;
   virtual ~ExprNode() { release_expr_node(); }
 
  protected:
   // Every node is charged to the command's memory budget while it lives
   // (command_budget.hpp): a runaway fill stops at --max-memory.
-  ExprNode(ExprKind k, SourceLoc l) : kind(k), loc(l) { charge_expr_node(); }
-  ExprNode(const ExprNode& o) : kind(o.kind), loc(o.loc) { charge_expr_node(); }
+  ExprNode(ExprKind k, SourceLoc l, Type t = {}) : kind(k), type(t), loc(l) { charge_expr_node(); }
+  ExprNode(const ExprNode& o) : kind(o.kind), type(o.type), loc(o.loc) { charge_expr_node(); }
   ExprNode& operator=(const ExprNode&) = default;
 };
 using Expr = std::shared_ptr<const ExprNode>;
@@ -41,13 +45,13 @@ using Expr = std::shared_ptr<const ExprNode>;
 // the derivation evaluator substitutes evaluated values into terms.
 struct ConstNode final : ExprNode {
   Value value;
-  ConstNode(Value v, SourceLoc l) : ExprNode(ExprKind::Const, l), value(std::move(v)) {}
+  ConstNode(Value v, SourceLoc l, Type t = {}) : ExprNode(ExprKind::Const, l, t), value(std::move(v)) {}
 };
 
 // A pure, reduction or parameter variable (the kind follows from the binding site).
 struct VarNode final : ExprNode {
   std::string name;
-  VarNode(std::string n, SourceLoc l) : ExprNode(ExprKind::Var, l), name(std::move(n)) {}
+  VarNode(std::string n, SourceLoc l, Type t = {}) : ExprNode(ExprKind::Var, l, t), name(std::move(n)) {}
 };
 
 // The label f^{i,j} of a func reference or store in the target language (§2.6): the stage
@@ -68,23 +72,27 @@ struct CallNode final : ExprNode {
   std::string func;
   std::vector<Expr> args;
   FuncLabel label;
-  CallNode(std::string f, std::vector<Expr> a, SourceLoc l, FuncLabel lab = {})
-      : ExprNode(ExprKind::Call, l), func(std::move(f)), args(std::move(a)), label(lab) {}
+  CallNode(std::string f, std::vector<Expr> a, SourceLoc l, FuncLabel lab = {}, Type t = {})
+      : ExprNode(ExprKind::Call, l, t), func(std::move(f)), args(std::move(a)), label(lab) {}
 };
 
 // clamp(e, lo, hi) and abs(e), the expression sugar Halide users type, are built from fig.
 // 2.5b's operators: clamp is max(min(e, hi), lo) and abs is max(e, -e). The outer node
 // remembers the spelling only so that the printer writes it back as written; every pass
-// sees the operators, and a pass that rebuilds the node forgets the spelling.
-enum class OpSugar : uint8_t { None, Clamp, Abs };
+// sees the operators, and a pass that rebuilds the node forgets the spelling. (In a typed
+// program abs is Halide's Op::Abs, whose result is unsigned.) A cast the typing pass
+// inserts where Halide's coercion rules do (match_types) is ImplicitCast: the printer
+// writes its operand alone, as the user wrote it.
+enum class OpSugar : uint8_t { None, Clamp, Abs, ImplicitCast };
 
-// op(e1, ..., ek) for every operator of fig. 2.5b (arity fixed by op_arity).
+// op(e1, ..., ek) for every operator of fig. 2.5b and of Halide (arity fixed by op_arity).
+// A Cast or SaturatingCast casts to the node's type.
 struct OpNode final : ExprNode {
   Op op;
   std::vector<Expr> args;
   OpSugar sugar = OpSugar::None;
-  OpNode(Op o, std::vector<Expr> a, SourceLoc l, OpSugar s = OpSugar::None)
-      : ExprNode(ExprKind::Op, l), op(o), args(std::move(a)), sugar(s) {}
+  OpNode(Op o, std::vector<Expr> a, SourceLoc l, OpSugar s = OpSugar::None, Type t = {})
+      : ExprNode(ExprKind::Op, l, t), op(o), args(std::move(a)), sugar(s) {}
 };
 
 // A labelled bounds hole ?ℓ (Def. 2.14): allocation (mem) or compute (cpu), the min or the
@@ -113,11 +121,14 @@ struct HoleNode final : ExprNode {
 };
 
 // Constructors (IROperator.h in Halide).
-Expr make_const(Value v, SourceLoc l = {});
-Expr make_var(std::string name, SourceLoc l = {});
-Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l = {}, FuncLabel label = {});
+Expr make_const(Value v, SourceLoc l = {}, Type t = {});
+Expr make_var(std::string name, SourceLoc l = {}, Type t = {});
+Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l = {}, FuncLabel label = {}, Type t = {});
 Expr make_hole(HoleLabel label, SourceLoc l = {});
-Expr make_op(Op op, std::vector<Expr> args, SourceLoc l = {});
+Expr make_op(Op op, std::vector<Expr> args, SourceLoc l = {}, Type t = {});
+Expr make_cast(Type t, Expr e, SourceLoc l = {}, OpSugar sugar = OpSugar::None);  // cast<t>(e)
+// The same node with another type (the typing pass types what the parser built).
+Expr with_type(const Expr& e, Type t);
 Expr make_clamp(Expr e, Expr lo, Expr hi, SourceLoc l = {});  // max(min(e, hi), lo), printed clamp(e, lo, hi)
 Expr make_abs(Expr e, SourceLoc l = {});                      // max(e, -e), printed abs(e)
 
@@ -154,6 +165,10 @@ struct UpdateStage {
 
 struct FuncDef {
   Name name;
+  // `fun f(x) : u8 = ...`: the value type as written (Halide's Func type), if written;
+  // `type` is the value type of every stage (ℤ in a program without types).
+  std::optional<Type> declared;
+  Type type;
   std::vector<Name> vars;
   Expr pure;  // U0
   std::vector<UpdateStage> updates;  // U1 .. Um
@@ -179,6 +194,14 @@ std::vector<StageLoop> initial_stage_loops(const FuncDef& f, size_t stage);
 struct Pipeline {
   Name name;  // the output func
   std::vector<Name> params;
+  // `pipeline f(w : u8)`: each parameter's type as written (parallel to params; nullopt
+  // where none is written: Int(32) in a typed program, like a Param<int>).
+  std::vector<std::optional<Type>> param_types;
+  // Whether the program writes any of Halide's types (docs/types.md): then pure variables,
+  // untyped parameters and integer literals are Int(32), as in Halide.
+  bool typed = false;
+  Type param_type(size_t i) const;                          // ℤ, the written type, or Int(32)
+  std::optional<Type> declared_param_type(size_t i) const;  // as written (nullopt: none)
   std::vector<FuncDef> funcs;
   SourceLoc loc;
   const FuncDef* find(const std::string& f) const;

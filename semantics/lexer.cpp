@@ -22,9 +22,11 @@ constexpr std::array kReservedWords = {
 // Two-byte symbols come first so that the longest match wins (`<-` is not `<` then `-`).
 // `?`, `^`, `.` and `:` belong to the target language (holes, labels, `label f.s0:`); the
 // algorithm parser meets them as tokens and says where they belong.
+// `<<` and `>>` are Halide's shifts, `&`, `|`, `^` and `~` its bitwise operators (`^` is
+// also the target language's label mark, f^(stage, spec)).
 constexpr std::string_view kSymbols[] = {
-    "<-", "<=", ">=", "==", "!=", "&&", "||", "(", ")", "{", "}", "[", "]", ",",
-    ";",  "=",  "<",  ">",  "!",  "+",  "-",  "*", "/", "%", "?", "^", ".", ":",
+    "<-", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "(", ")", "{", "}", "[", "]", ",",
+    ";",  "=",  "<",  ">",  "!",  "+",  "-",  "*", "/", "%", "?", "^", ".", ":", "&", "|", "~",
 };
 
 bool is_ident_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
@@ -159,6 +161,11 @@ struct InfixEntry {
 constexpr std::array kInfixOps = {
     InfixEntry{Op::Or, Precedence::Or},
     InfixEntry{Op::And, Precedence::And},
+    InfixEntry{Op::BitOr, Precedence::BitOr},
+    InfixEntry{Op::BitXor, Precedence::BitXor},
+    InfixEntry{Op::BitAnd, Precedence::BitAnd},
+    InfixEntry{Op::Shl, Precedence::Shift},
+    InfixEntry{Op::Shr, Precedence::Shift},
     InfixEntry{Op::Lt, Precedence::Compare},
     InfixEntry{Op::Gt, Precedence::Compare},
     InfixEntry{Op::Le, Precedence::Compare},
@@ -172,7 +179,12 @@ constexpr std::array kInfixOps = {
     InfixEntry{Op::Mod, Precedence::Multiplicative},
 };
 constexpr std::array kBuiltins = {Op::Select, Op::Min, Op::Max};
-constexpr std::array kPrefixOps = {Op::Neg, Op::Not};
+constexpr std::array kPrefixOps = {Op::Neg, Op::Not, Op::BitNot};
+constexpr std::array kHalideNamedOps = {
+    Op::Absd, Op::WideningAdd, Op::WideningSub, Op::WideningMul, Op::SaturatingAdd, Op::SaturatingSub,
+    Op::HalvingAdd, Op::HalvingSub, Op::RoundingHalvingAdd, Op::RoundingShiftLeft, Op::RoundingShiftRight,
+    Op::MulShiftRight, Op::RoundingMulShiftRight, Op::CountLeadingZeros, Op::CountTrailingZeros, Op::Popcount,
+    Op::Lerp};
 
 using P = DirectiveParam;
 using A = DirectiveArg;
@@ -249,6 +261,8 @@ std::optional<Op> infix_op(std::string_view symbol) {
 std::optional<Op> builtin_op(std::string_view name) { return lookup(name, kBuiltins, op_name); }
 
 std::optional<Op> prefix_op(std::string_view symbol) { return lookup(symbol, kPrefixOps, op_name); }
+
+std::optional<Op> halide_named_op(std::string_view name) { return lookup(name, kHalideNamedOps, op_name); }
 
 bool is_builtin(Op op) { return std::find(kBuiltins.begin(), kBuiltins.end(), op) != kBuiltins.end(); }
 

@@ -60,7 +60,9 @@ bool is_identifier(std::string_view word);
 
 // ---------------------------------------------------------------- precedence
 // Binding strength, loosest first. Every binary level is left-associative.
-enum class Precedence : int { Or = 1, And, Compare, Additive, Multiplicative, Unary, Primary };
+// C's (and so Halide's C++) levels: | ^ & between && and the comparisons, shifts between
+// the comparisons and + -.
+enum class Precedence : int { Or = 1, And, BitOr, BitXor, BitAnd, Compare, Shift, Additive, Multiplicative, Unary, Primary };
 
 // The binary operator spelled `symbol` (e.g. "<=" is Op::Le), if any.
 std::optional<Op> infix_op(std::string_view symbol);
@@ -68,6 +70,9 @@ std::optional<Op> infix_op(std::string_view symbol);
 std::optional<Op> builtin_op(std::string_view name);
 // The prefix operator spelled `symbol` ("-" is Op::Neg, "!" is Op::Not), if any.
 std::optional<Op> prefix_op(std::string_view symbol);
+// Halide's operator called `name` (absd, widening_add, ..., lerp), if any: not reserved
+// words, since funcs are accessed with brackets and `name(` can be nothing else.
+std::optional<Op> halide_named_op(std::string_view name);
 bool is_builtin(Op op);
 // Primary for built-ins (they print as calls), Unary for `-` and `!`.
 Precedence precedence(Op op);
@@ -134,6 +139,7 @@ class ParserCore {
   size_t pos_ = 0;
   int open_ = 0;  // constructs the parser is currently inside (it recurses once for each)
   Dialect dialect_;
+  bool saw_types_ = false;  // a type, a cast or one of Halide's operators was written
   // Target programs only: the loops and lets around the current statement, innermost last,
   // as (the name a reader writes, the variable bound): a plain name x refers to the
   // innermost of them that a reader calls x, so `x` inside `for <f, 0, 0, x>` is the loop's
@@ -205,6 +211,10 @@ class ParserCore {
   // ---------------------------------------------------------------- shared rules
   Name name(std::string_view what);
   std::vector<Name> names_in_parens(std::string_view after, std::string_view what);
+  // `: TYPE` after a func signature or a parameter: one of Halide's integer types.
+  Type type_annotation(std::string_view owner);
+  // Whether the text parsed so far wrote one of Halide's types (docs/types.md).
+  bool saw_types() const { return saw_types_; }
   LoopName loop_name(bool every_spec = false);  // every_spec: `*` may stand for the specialization
   // A non-negative integer literal fitting in 64 bits: the `what` (e.g. "stage index") of
   // the `owner` (e.g. "loop name"); `alternatives` says what may stand there.
@@ -245,8 +255,12 @@ class ParserCore {
   ParsedExpr group();
   std::vector<ParsedExpr> expr_list(const Token& open, std::string_view close);
   ParsedExpr with_depth(Expr e, int depth, SourceLoc loc) const;
-  ParsedExpr op_node(Op op, const std::vector<ParsedExpr>& parts, SourceLoc loc) const;
+  ParsedExpr op_node(Op op, const std::vector<ParsedExpr>& parts, SourceLoc loc);
   ParsedExpr sugar_call();  // clamp(e, lo, hi), abs(e)
+  // cast<T>(e), saturating_cast<T>(e), T(e) for a type name, and Halide's named operators
+  // (absd, widening_add, ..., lerp): nullopt when the identifier ahead is none of them.
+  std::optional<ParsedExpr> halide_call();
+  void note_types(SourceLoc loc);  // the program is typed (a target program refuses it)
 };
 
 // The whole content of a file; a file that cannot be read is an InputError at 0:0 saying

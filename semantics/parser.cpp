@@ -23,6 +23,7 @@
 #include <variant>
 
 #include "semantics/lexer.hpp"
+#include "semantics/typing.hpp"
 
 namespace halo {
 
@@ -90,6 +91,9 @@ Program Parser::program() {
   if (!at("pipeline")) fail_expected("'pipeline' at the start of the program");
   p.pipeline = pipeline();
   sections(p);
+  // Writing any of Halide's types makes the whole program typed (docs/types.md).
+  p.pipeline.typed = saw_types_;
+  type_program(p);
   return p;
 }
 
@@ -148,7 +152,12 @@ Pipeline Parser::pipeline() {
   Pipeline pl;
   pl.loc = advance().loc;
   pl.name = name("the name of the pipeline (its output func)");
-  pl.params = names_in_parens("after the pipeline name", "a parameter name");
+  const Token& popen = expect("(", "after the pipeline name");
+  comma_list(popen, ")", [&] {
+    pl.params.push_back(name("a parameter name"));
+    pl.param_types.push_back(at(":") ? std::optional<Type>(type_annotation("after the parameter")) : std::nullopt);
+    return 0;
+  });
   const Token& open = expect("{", "to start the pipeline body");
   while (!at("}")) {
     if (at_end()) unclosed(open, "pipeline body");
@@ -167,6 +176,7 @@ FuncDef Parser::func() {
   f.loc = advance().loc;
   f.name = name("a func name");
   f.vars = names_in_parens("after the func name", "a variable name");
+  if (at(":")) f.declared = type_annotation(fmt::format("of the values of func {}", f.name.text));
   expect("=", fmt::format("after the signature of func {}", f.name.text));
   const Token& open = expect("{", fmt::format("to start the body of func {}", f.name.text));
   while (true) {
@@ -546,7 +556,8 @@ ParsedExpr ParserCore::with_depth(Expr e, int depth, SourceLoc loc) const {
   return ParsedExpr{std::move(e), depth};
 }
 
-ParsedExpr ParserCore::op_node(Op op, const std::vector<ParsedExpr>& parts, SourceLoc loc) const {
+ParsedExpr ParserCore::op_node(Op op, const std::vector<ParsedExpr>& parts, SourceLoc loc) {
+  if (is_halide_op(op)) note_types(loc);
   return with_depth(make_op(op, exprs_of(parts), loc), 1 + deepest(parts), loc);
 }
 
@@ -599,10 +610,13 @@ ParsedExpr ParserCore::primary() {
 
 ParsedExpr ParserCore::access_or_var() {
   if ((at_word("clamp") || at_word("abs")) && at("(", 1)) return sugar_call();
+  if (auto call = halide_call()) return *call;
   const Token& name = advance();
   if (at("(")) fail(peek().loc, fmt::format("func accesses use brackets: write {}[...]", name.text));
   FuncLabel label;
-  if (at("^")) {
+  // f^(...) is a label (a target-language access); in an algorithm any other `^` is
+  // Halide's exclusive or.
+  if (at("^") && (dialect_ == Dialect::Target || at("(", 1))) {
     if (dialect_ != Dialect::Target)
       fail(peek().loc, fmt::format("'^' labels a func access {}^(stage, spec)[...], which exists only in target "
                                    "programs, not in algorithms",
@@ -684,6 +698,55 @@ ParsedExpr ParserCore::sugar_call() {
                                                   : "abs(e), which is max(e, -e)"));
   Expr e = clamp ? make_clamp(args[0].expr, args[1].expr, args[2].expr, name.loc) : make_abs(args[0].expr, name.loc);
   return with_depth(std::move(e), 2 + deepest(args), name.loc);
+}
+
+// Typed target programs come with the typed lowering (docs/types.md, "What runs typed
+// programs"): until then a target program refuses Halide's types where it meets one.
+void ParserCore::note_types(SourceLoc loc) {
+  if (dialect_ == Dialect::Target)
+    fail(loc, "target programs do not take Halide's types yet (docs/types.md, \"What runs typed programs\")");
+  saw_types_ = true;
+}
+
+std::optional<ParsedExpr> ParserCore::halide_call() {
+  const Token& word = peek();
+  bool cast = word.text == "cast", saturating = word.text == "saturating_cast";
+  auto short_cast = parse_type_name(word.text);
+  auto named = halide_named_op(word.text);
+  if ((cast || saturating) && at("<", 1)) {
+    advance();
+    const Token& open = advance();
+    const Token& tn = peek();
+    auto t = tn.kind == TokenKind::Identifier ? parse_type_name(tn.text) : std::nullopt;
+    if (!t) fail_expected(fmt::format("a type after '{}<' (bool, u8, u16, u32, u64, i8, i16, i32, i64)", word.text));
+    advance();
+    expect_close(">", open);
+    std::vector<ParsedExpr> args = expr_list(expect("(", fmt::format("after {}<{}>", word.text, tn.text)), ")");
+    if (args.size() != 1) fail(word.loc, fmt::format("{}<{}> takes one expression, found {}", word.text, tn.text, args.size()));
+    note_types(word.loc);
+    Expr e = std::make_shared<OpNode>(cast ? Op::Cast : Op::SaturatingCast, exprs_of(args), word.loc, OpSugar::None, *t);
+    return with_depth(std::move(e), 1 + deepest(args), word.loc);
+  }
+  if ((!short_cast && !named) || !at("(", 1)) return std::nullopt;
+  advance();
+  std::vector<ParsedExpr> args = expr_list(advance(), ")");
+  note_types(word.loc);
+  if (short_cast) {  // u8(e): Halide's u8(), i16(), ... (src/IROperator.h)
+    if (args.size() != 1) fail(word.loc, fmt::format("{}(e) takes one expression, found {}", word.text, args.size()));
+    return with_depth(make_cast(*short_cast, args[0].expr, word.loc), 1 + deepest(args), word.loc);
+  }
+  if (std::ssize(args) != op_arity(*named))
+    fail(word.loc, fmt::format("{} expects {} arguments, found {}", word.text, op_arity(*named), args.size()));
+  return op_node(*named, args, word.loc);
+}
+
+Type ParserCore::type_annotation(std::string_view owner) {
+  expect(":", owner);
+  const Token& t = peek();
+  auto type = t.kind == TokenKind::Identifier ? parse_type_name(t.text) : std::nullopt;
+  if (!type) fail_expected(fmt::format("a type {} (bool, u8, u16, u32, u64, i8, i16, i32, i64)", owner));
+  note_types(advance().loc);
+  return *type;
 }
 
 // `(-5)` is how the printer writes a negative constant, while `-5` is the negation of 5:

@@ -30,7 +30,13 @@ std::string join(const Range& items, F show) {
 std::string show_name(const Name& n) { return n.text; }
 
 Precedence precedence_of(const Expr& e) {
-  return e->kind == ExprKind::Op ? precedence(as<OpNode>(e).op) : Precedence::Primary;
+  if (e->kind != ExprKind::Op) return Precedence::Primary;
+  const auto& n = as<OpNode>(e);
+  if (n.sugar == OpSugar::ImplicitCast) return precedence_of(n.args[0]);  // written as its operand
+  // Casts and Halide's named operators are written as calls.
+  if (n.op == Op::Cast || n.op == Op::SaturatingCast || n.op == Op::Abs || halide_named_op(op_name(n.op)))
+    return Precedence::Primary;
+  return precedence(n.op);
 }
 
 bool is_op(const Expr& e, Op op) { return e->kind == ExprKind::Op && as<OpNode>(e).op == op; }
@@ -67,13 +73,26 @@ void write_op(std::string& out, const OpNode& n) {
     out += ')';
     return;
   }
-  if (n.sugar == OpSugar::Abs) {
+  if (n.sugar == OpSugar::Abs || n.op == Op::Abs) {
     out += "abs(";
     write_expr(out, n.args[0]);
     out += ')';
     return;
   }
-  if (is_builtin(n.op)) {
+  // Halide's operators (docs/types.md): an implicit cast is not written; casts in Halide's
+  // short form u8(e); the named operators as calls.
+  if (n.sugar == OpSugar::ImplicitCast) {
+    write_expr(out, n.args[0]);
+    return;
+  }
+  if (n.op == Op::Cast || n.op == Op::SaturatingCast) {
+    out += n.op == Op::Cast ? n.type.to_string() : fmt::format("saturating_cast<{}>", n.type.to_string());
+    out += '(';
+    write_expr(out, n.args[0]);
+    out += ')';
+    return;
+  }
+  if (is_builtin(n.op) || halide_named_op(op_name(n.op))) {
     out += op_name(n.op);
     out += '(';
     write_args(out, n.args);
@@ -136,7 +155,8 @@ std::string print_update(const UpdateStage& u) {
 
 // One line when the func has only its pure stage, else one stage per line.
 std::string print_func(const FuncDef& f) {
-  std::string head = fmt::format("  fun {}({}) = {{", f.name.text, join(f.vars, show_name));
+  std::string type = f.declared ? " : " + f.declared->to_string() : "";
+  std::string head = fmt::format("  fun {}({}){} = {{", f.name.text, join(f.vars, show_name), type);
   if (f.updates.empty()) return fmt::format("{} {} }}\n", head, print_expr(f.pure));
   std::string out = fmt::format("{}\n    {}", head, print_expr(f.pure));
   for (const auto& u : f.updates) out += fmt::format(";\n    {}", print_update(u));
@@ -144,7 +164,13 @@ std::string print_func(const FuncDef& f) {
 }
 
 std::string print_pipeline(const Pipeline& p) {
-  std::string out = fmt::format("pipeline {}({}) {{\n", p.name.text, join(p.params, show_name));
+  std::vector<std::string> params;
+  for (size_t i = 0; i < p.params.size(); ++i)
+    params.push_back(p.declared_param_type(i)
+                         ? fmt::format("{} : {}", p.params[i].text, p.declared_param_type(i)->to_string())
+                         : p.params[i].text);
+  std::string out =
+      fmt::format("pipeline {}({}) {{\n", p.name.text, join(params, [](const std::string& x) { return x; }));
   for (const auto& f : p.funcs) out += print_func(f);
   return out + "}\n";
 }

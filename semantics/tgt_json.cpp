@@ -155,6 +155,7 @@ class Reader {
     std::string s = text(j, path);
     if (s == Value::err_rdom().to_string()) return Value::err_rdom();
     if (s == Value::err_mem().to_string()) return Value::err_mem();
+    if (s == Value::err_undef().to_string()) return Value::err_undef();
     if (s.size() > kMaxLiteralDigits + 1)
       fail(path, fmt::format("integer too long (the limit is {} digits)", kMaxLiteralDigits));
     auto v = Value::parse(s);

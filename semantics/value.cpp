@@ -85,6 +85,7 @@ std::string Value::to_string() const {
   switch (kind_) {
     case Kind::ErrRdom: return "err_rdom";
     case Kind::ErrMem: return "err_mem";
+    case Kind::ErrUndef: return "err_undef";
     case Kind::Int: break;
   }
   return big_ ? big_->str() : std::to_string(small_);
@@ -106,8 +107,11 @@ bool operator==(const Value& a, const Value& b) {
 
 int op_arity(Op op) {
   switch (op) {
-    case Op::Not: case Op::Neg: return 1;
-    case Op::Select: return 3;
+    case Op::Not: case Op::Neg: case Op::Cast: case Op::SaturatingCast: case Op::BitNot: case Op::Abs:
+    case Op::CountLeadingZeros: case Op::CountTrailingZeros: case Op::Popcount:
+      return 1;
+    case Op::Select: case Op::MulShiftRight: case Op::RoundingMulShiftRight: case Op::Lerp:
+      return 3;
     default: return 2;
   }
 }
@@ -132,6 +136,32 @@ const char* op_name(Op op) {
     case Op::Select: return "select";
     case Op::Min: return "min";
     case Op::Max: return "max";
+    case Op::Cast: return "cast";
+    case Op::SaturatingCast: return "saturating_cast";
+    case Op::BitAnd: return "&";
+    case Op::BitOr: return "|";
+    case Op::BitXor: return "^";
+    case Op::BitNot: return "~";
+    case Op::Shl: return "<<";
+    case Op::Shr: return ">>";
+    case Op::Abs: return "abs";
+    case Op::Absd: return "absd";
+    case Op::WideningAdd: return "widening_add";
+    case Op::WideningSub: return "widening_sub";
+    case Op::WideningMul: return "widening_mul";
+    case Op::SaturatingAdd: return "saturating_add";
+    case Op::SaturatingSub: return "saturating_sub";
+    case Op::HalvingAdd: return "halving_add";
+    case Op::HalvingSub: return "halving_sub";
+    case Op::RoundingHalvingAdd: return "rounding_halving_add";
+    case Op::RoundingShiftLeft: return "rounding_shift_left";
+    case Op::RoundingShiftRight: return "rounding_shift_right";
+    case Op::MulShiftRight: return "mul_shift_right";
+    case Op::RoundingMulShiftRight: return "rounding_mul_shift_right";
+    case Op::CountLeadingZeros: return "count_leading_zeros";
+    case Op::CountTrailingZeros: return "count_trailing_zeros";
+    case Op::Popcount: return "popcount";
+    case Op::Lerp: return "lerp";
   }
   return "?";
 }
@@ -194,13 +224,17 @@ Value mod(const Value& a, const Value& b) {
   return Value::from_big(m);
 }
 
-namespace {
 int compare(const Value& a, const Value& b) {
   if (a.is_small() && b.is_small()) return (a.small() > b.small()) - (a.small() < b.small());
   BigInt x = a.to_big(), y = b.to_big();
   return (x > y) - (x < y);
 }
-}  // namespace
+
+Value pow2(int64_t n) {
+  if (n < 63) return Value(int64_t{1} << n);
+  before_big(uint64_t(n) + 1);
+  return Value::from_big(BigInt(1) << unsigned(n));
+}
 
 Value apply_op(Op op, std::span<const Value> args) {
   // Def. 2.6: any error operand makes the result the greatest error, select included
@@ -226,8 +260,9 @@ Value apply_op(Op op, std::span<const Value> args) {
     case Op::Select: return a.is_zero() ? args[2] : args[1];
     case Op::Min: return compare(a, args[1]) <= 0 ? a : args[1];
     case Op::Max: return compare(a, args[1]) >= 0 ? a : args[1];
+    default: break;
   }
-  return Value();
+  return Value::err_undef();  // Halide's operators need a type: type_ops.hpp
 }
 
 }  // namespace halo

@@ -1,4 +1,6 @@
-// The value domain V = Z ∪ {ε_rdom, ε_mem} of thesis §2.4.1 (Def. 2.6).
+// The value domain V = Z ∪ {ε_rdom, ε_mem} of thesis §2.4.1 (Def. 2.6), and ε_undef, the
+// value of an operation Halide leaves undefined in a typed program (signed 32- and 64-bit
+// overflow, a shift by the type's width or more; docs/types.md).
 //
 // Integers are unbounded: a value that fits in a machine word is kept as an int64_t
 // (the fast path every evaluator uses), anything larger is promoted to a Boost
@@ -22,8 +24,9 @@ using BigInt = boost::multiprecision::cpp_int;
 
 class Value {
  public:
-  // Order matters: errors compare by this enum (Def. 2.6: ε_rdom < ε_mem).
-  enum class Kind : uint8_t { Int = 0, ErrRdom = 1, ErrMem = 2 };
+  // Order matters: errors compare by this enum (Def. 2.6: ε_rdom < ε_mem; ε_undef, which
+  // only typed programs produce, is the greatest: docs/semantics-decisions.md).
+  enum class Kind : uint8_t { Int = 0, ErrRdom = 1, ErrMem = 2, ErrUndef = 3 };
 
   Value() = default;
   Value(int64_t v) : small_(v) {}  // NOLINT: integers convert implicitly
@@ -31,6 +34,7 @@ class Value {
   static Value from_big(const BigInt& v);
   static Value err_rdom() { return Value(Kind::ErrRdom); }
   static Value err_mem() { return Value(Kind::ErrMem); }
+  static Value err_undef() { return Value(Kind::ErrUndef); }
   static Value error(Kind k) { return Value(k); }
   // Parses an optionally signed decimal literal; nullopt when malformed.
   static std::optional<Value> parse(std::string_view text);
@@ -51,7 +55,7 @@ class Value {
   int sign() const;  // integers only
   bool fits_in_bits(int bits) const;  // |v| < 2^bits (integers only)
 
-  std::string to_string() const;  // decimal, or "err_rdom" / "err_mem"
+  std::string to_string() const;  // decimal, or "err_rdom" / "err_mem" / "err_undef"
   size_t hash() const;
 
   friend bool operator==(const Value& a, const Value& b);
@@ -64,15 +68,29 @@ class Value {
   std::shared_ptr<const BigInt> big_;  // set iff the integer does not fit in int64_t
 };
 
-// The operators of fig. 2.5b, plus the sugar LANGUAGE.md adds (<=, >=, !=, unary -).
+// The operators of fig. 2.5b, plus the sugar LANGUAGE.md adds (<=, >=, !=, unary -), then
+// Halide's own operators, which only typed programs use (docs/types.md; their meaning per
+// type is type_ops.hpp's). A Cast's or SaturatingCast's target is the node's type.
 enum class Op : uint8_t {
   Add, Sub, Mul, Div, Mod,
   Lt, Gt, Eq, Le, Ge, Ne,
   And, Or, Not, Neg,
   Select, Min, Max,
+  // Halide's (src/IROperator.h)
+  Cast, SaturatingCast,
+  BitAnd, BitOr, BitXor, BitNot, Shl, Shr,
+  Abs, Absd,
+  WideningAdd, WideningSub, WideningMul,
+  SaturatingAdd, SaturatingSub, HalvingAdd, HalvingSub, RoundingHalvingAdd,
+  RoundingShiftLeft, RoundingShiftRight, MulShiftRight, RoundingMulShiftRight,
+  CountLeadingZeros, CountTrailingZeros, Popcount, Lerp,
 };
+inline constexpr Op kLastOp = Op::Lerp;
 int op_arity(Op op);
-const char* op_name(Op op);  // the surface spelling: "+", "select", ...
+const char* op_name(Op op);  // the surface spelling: "+", "select", "widening_add", ...
+// Whether the operator is one of Halide's own, beyond fig. 2.5b and LANGUAGE.md's sugar:
+// writing one makes a program typed.
+inline bool is_halide_op(Op op) { return op >= Op::Cast; }
 
 // The greatest error among the operands, if any (Def. 2.6).
 std::optional<Value::Kind> max_error(std::span<const Value> vs);
@@ -83,7 +101,13 @@ Value sub(const Value& a, const Value& b);
 Value mul(const Value& a, const Value& b);
 Value div(const Value& a, const Value& b);  // Euclidean, x / 0 = 0
 Value mod(const Value& a, const Value& b);  // Euclidean, 0 <= x % y < |y|, x % 0 = 0
+// The operators of fig. 2.5b and LANGUAGE.md on ℤ. Halide's operators need a type
+// (apply_typed_op, type_ops.hpp); here they give ε_undef, which no valid program reaches.
 Value apply_op(Op op, std::span<const Value> args);
+// -1, 0 or 1 as a < b, a == b, a > b (integers only).
+int compare(const Value& a, const Value& b);
+// 2^n for 0 <= n (within the command's big-integer cap).
+Value pow2(int64_t n);
 
 // Word-sized fast paths. They return false when the exact result does not fit (the
 // caller then redoes the operation on Values) and never invoke undefined behaviour.

@@ -10,17 +10,13 @@
 #include "semantics/validity.hpp"
 #include "support/diagnostics.hpp"
 
+#include "tests/support.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace halo;
 
 namespace {
-
-Program parsed(const std::string& text) {
-  Program p = parse_program(text, "case.halo");
-  check_program(p);
-  return p;
-}
 
 const char* kBlur = R"(
 pipeline out(w) {
@@ -112,7 +108,7 @@ TEST_CASE("Candidates: Halide reports its outputs, memory events, version and re
   opt.version = "14";
   opt.reuse_process = false;
 
-  Program p = parsed(kBlur);
+  Program p = test::parse_valid(kBlur);
   CandidateVerdict pass = h.run_case(p, resolve_input(p, {}), opt);
   INFO(pass.text);
   CHECK(pass.candidate == "halide");
@@ -153,7 +149,7 @@ TEST_CASE("Candidates: Halide reports its outputs, memory events, version and re
 TEST_CASE("Candidates: Exo declines a .halo case with its reason, never a guess", "[candidates][exo]") {
   const Candidate& e = exo::exo_candidate();
   CHECK(e.name() == "exo");
-  Program p = parsed(kBlur);
+  Program p = test::parse_valid(kBlur);
   Input in = resolve_input(p, {});
   CandidateVerdict v = e.run_case(p, in, CandidateOptions{});
   CHECK(v.declined);

@@ -210,6 +210,7 @@ TEST_CASE("vocabulary: the loop model is the nest lowering builds, for every sta
     std::stringstream text;
     text << in.rdbuf();
     Program p = parse_program(text.str(), e.path().string());
+    if (p.pipeline.typed) continue;  // typed programs are not lowered yet (docs/types.md)
     p.schedule.reset();
     TgtProgram t = lower_pipeline(p);
     for (const auto& f : p.pipeline.funcs)

@@ -8,6 +8,8 @@
 // applies each directive to it.
 #include "candidates/halide/plan.hpp"
 
+#include "semantics/typing.hpp"
+
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
@@ -118,8 +120,10 @@ HlExpr translate_expr(const Expr& e, const Scope& s, const std::string& file) {
       r.kind = HlExpr::Kind::Select;
       r.args = {to_bool(std::move(a[0])), to_int(std::move(a[1])), to_int(std::move(a[2]))};
       return r;
+    default:  // Halide's own operators: typed programs, refused before translation (docs/types.md)
+      break;
   }
-  throw std::logic_error("halide translation: unknown operator");
+  throw std::logic_error(std::string("halide translation: the typed operator ") + op_name(n.op));
 }
 
 HlExpr var_expr(HlExpr::Kind k, const std::string& name) {
@@ -589,6 +593,7 @@ const HlFunc* HalidePlan::find(const std::string& f) const {
 }
 
 std::variant<HalidePlan, TranslationError> translate_to_halide(const Program& prog, const Input& in) {
+  refuse_typed(prog, "the Halide translation");
   try {
     return Translator(prog, in).run();
   } catch (const OutOfModel& e) {

@@ -1,0 +1,26 @@
+// The typing pass: gives every expression of a typed program its Halide type, as Halide's
+// front end does when a user's C++ builds Exprs (docs/types.md).
+//
+// A program that writes none of Halide's types is left as it is: every node keeps ℤ, the
+// thesis's language unchanged. In a typed program pure and reduction variables and
+// parameters without a written type are Int(32) (Halide's Var, RVar and Param<int>), a func
+// has the type of its pure definition (or the type written after its signature), and each
+// operator follows src/IROperator.h: an integer literal beside a typed operand takes that
+// operand's type and must be representable in it (check_representable, an error in every
+// Halide version), operands of different types meet by match_types, and the casts this
+// inserts are explicit nodes marked ImplicitCast (the printer leaves them out). What Halide
+// rejects at compile time is an InputError at the expression, exit 2.
+#pragma once
+
+#include "semantics/ast.hpp"
+
+namespace halo {
+
+// Types `p` in place when p.pipeline.typed; throws InputError at the first type error.
+void type_program(Program& p);
+
+// The passes that do not handle typed programs yet (docs/types.md, "What runs typed
+// programs") refuse one with this InputError at the pipeline, naming `what` they are.
+void refuse_typed(const Program& p, const char* what);
+
+}  // namespace halo
