@@ -79,13 +79,12 @@ class Typer {
   Expr type_op_node(const OpNode& n) {
     if (n.sugar == OpSugar::Clamp) return clamp(n);
     if (n.sugar == OpSugar::Abs) return build(Op::Abs, {type(n.args[0])}, n.loc, Type::z());
-    if (n.sugar == OpSugar::ImplicitCast) return type(n.args[0]);  // retyped from scratch
     switch (n.op) {
       // Halide's Expr-op-int overloads: the literal takes the other operand's type.
       case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Lt: case Op::Gt: case Op::Eq:
       case Op::Le: case Op::Ge: case Op::Ne: case Op::Min: case Op::Max: case Op::BitAnd: case Op::BitOr:
       case Op::BitXor: case Op::And: case Op::Or:
-        return build(n.op, literal_pair(n.args[0], n.args[1], n.op), n.loc, n.type);
+        return build(n.op, literal_pair(n.args[0], n.args[1], fmt::format("in '{}'", op_name(n.op))), n.loc, n.type);
       case Op::Shl: case Op::Shr: case Op::RoundingShiftLeft: case Op::RoundingShiftRight:
         return shift(n);
       case Op::MulShiftRight: case Op::RoundingMulShiftRight: {
@@ -98,8 +97,9 @@ class Typer {
       }
       case Op::Lerp: {
         // lerp: an integer constant value is coerced to the other value's type.
-        auto [zero, one] = literal_pair_exprs(n.args[0], n.args[1], "in lerp");
-        return build(n.op, {zero, one, type(n.args[2])}, n.loc, n.type);
+        std::vector<Expr> args = literal_pair(n.args[0], n.args[1], "in lerp");
+        args.push_back(type(n.args[2]));
+        return build(n.op, std::move(args), n.loc, n.type);
       }
       case Op::Select: {
         // select: an integer-constant condition is cast to Bool, an integer-constant value
@@ -120,12 +120,8 @@ class Typer {
     }
   }
 
-  std::vector<Expr> literal_pair(const Expr& a, const Expr& b, Op op) {
-    auto [x, y] = literal_pair_exprs(a, b, fmt::format("in '{}'", op_name(op)).c_str());
-    return {x, y};
-  }
-
-  std::pair<Expr, Expr> literal_pair_exprs(const Expr& a, const Expr& b, const std::string& where) {
+  // Two operands, a literal one taking the other's type (Halide's Expr-op-int overloads).
+  std::vector<Expr> literal_pair(const Expr& a, const Expr& b, const std::string& where) {
     auto la = literal(a), lb = literal(b);
     if (la && !lb) {
       Expr y = type(b);
