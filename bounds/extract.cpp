@@ -5,6 +5,7 @@
 
 #include "semantics/printer.hpp"
 #include "semantics/tgt_json.hpp"
+#include "semantics/typing.hpp"
 
 #include <fmt/format.h>
 
@@ -475,6 +476,7 @@ Query window_conjunct(const TgtProgram& t, const QueryShape& sh) {
 
 // B(pipeline f(p̄, x̄_min, x̄_len) : s) = ∀ p ∈ [-∞, ∞] : B(s) ∧ [x_min, x_len] ∈ ?cpu f fig. 2.10a
 Query extract_query(const TgtProgram& t) {
+  refuse_typed(t, "bounds inference (fig. 2.10)");
   QueryShape sh = query_shape(t);
   Query q = conj({Extractor(sh).b(t.body), window_conjunct(t, sh)});
   std::vector<std::string> vars = t.params;

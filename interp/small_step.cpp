@@ -17,6 +17,7 @@
 #include "interp/small_step.hpp"
 
 #include "support/big_stack.hpp"
+#include "semantics/typing.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_printer.hpp"
 
@@ -864,6 +865,7 @@ RunResult Machine::execute() {
 }  // namespace
 
 RunResult run_tgt(const TgtProgram& p, const Input& in, const Limits& lim, TraceSink* trace) {
+  refuse_typed(p, "the small-step machine (fig. 2.8)");
   // Compiling recurses over the program, and messages print expressions recursively:
   // both run on the big stack so that no program can overflow the thread's stack.
   RunResult r;

@@ -504,7 +504,7 @@ void write_halide(HtmlWriter& w, const Explanation& e) {
       w.open("tr");
       w.element("td", {{"class", "mono"}}, fmt::format("{}({})", e.output_func, fmt::join(cs, ", ")));
       w.element("td", {{"class", "mono"}}, m.expected.to_string());
-      w.element("td", {{"class", "mono bad"}}, std::to_string(m.got));
+      w.element("td", {{"class", "mono bad"}}, m.got.to_string());
       w.close("tr");
     }
     w.close("table");

@@ -131,6 +131,7 @@ struct TgtProgram {
   Stmt body;
   std::optional<Realization> realize;
   SourceLoc loc;
+  bool typed = false;  // lowered from a typed program (docs/types.md)
 };
 
 bool same_stmt(const Stmt& a, const Stmt& b);  // structural, ignoring locations

@@ -51,7 +51,6 @@ class Type {
 
   // Halide's Type::widen(): twice the bits, Bool to 8 bits (the widening intrinsics).
   Type widen() const { return is_bool() ? uint(8) : Type(code_, 2 * bits_); }
-  Type with_code(Code c) const { return Type(c, bits_); }
 
   // The surface spelling: "u8", "i32", "bool"; "int" for ℤ.
   std::string to_string() const;

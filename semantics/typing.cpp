@@ -66,7 +66,7 @@ class Typer {
       case ExprKind::Call: {
         const auto& n = as<CallNode>(e);
         std::vector<Expr> args;
-        for (const Expr& a : n.args) args.push_back(type(a));
+        for (size_t i = 0; i < n.args.size(); ++i) args.push_back(index(n.args[i], n.func, i));
         auto it = funcs_.find(n.func);
         return make_call(n.func, std::move(args), n.loc, n.label, it == funcs_.end() ? kInt32 : it->second);
       }
@@ -203,6 +203,29 @@ class Typer {
     return t;
   }
 
+  // An argument of a func call (or of an update's left-hand side): Int(32). Halide casts
+  // a narrower integer implicitly and refuses a u32, u64 or i64 one, which it could not
+  // cast losslessly (src/Parameter.cpp check_call_arg_types).
+  Expr index(const Expr& a, const std::string& func, size_t i) {
+    Expr t = type(a);
+    if (!kInt32.can_represent(t->type))
+      fail(a->loc, fmt::format("implicit cast from {} to int in argument {} in call to {} is not allowed (Halide's "
+                               "check_call_arg_types; write an explicit cast: i32(...))",
+                               t->type.to_string(), i + 1, func));
+    return cast_to(t, kInt32);
+  }
+
+  // An rdom bound: Int(32), which its type must hold losslessly (src/RDom.cpp
+  // validate_min_extent).
+  Expr rdom_bound(const Expr& b, const char* which) {
+    Expr t = type(b);
+    if (!kInt32.can_represent(t->type))
+      fail(b->loc, fmt::format("the rdom {} has type {}, which cannot be represented as an int32 (Halide's "
+                               "RDom::validate_min_extent; write an explicit cast)",
+                               which, t->type.to_string()));
+    return cast_to(t, kInt32);
+  }
+
   Expr condition(const Expr& c) {
     Expr t = type(c);
     if (!t->type.is_bool())
@@ -228,11 +251,11 @@ class Typer {
         vars_ = params_;
         for (const Name& x : f.vars) vars_[x.text] = kInt32;
         for (RVar& r : u.rdom) {
-          r.min = type(r.min);
-          r.len = type(r.len);
+          r.min = rdom_bound(r.min, "min");
+          r.len = rdom_bound(r.len, "extent");
           vars_[r.name.text] = kInt32;
         }
-        for (Expr& a : u.lhs) a = type(a);
+        for (size_t i = 0; i < u.lhs.size(); ++i) u.lhs[i] = index(u.lhs[i], f.name.text, i);
         u.value = value_of(u.value, f, "update");
         if (u.predicate) u.predicate = condition(u.predicate);
       }
@@ -261,12 +284,22 @@ void type_program(Program& p) {
   Typer(p).run(p);
 }
 
-void refuse_typed(const Program& p, const char* what) {
-  if (!p.pipeline.typed) return;
-  throw InputError(Diagnostic{p.file, p.pipeline.loc,
-                              fmt::format("{} does not take typed programs yet: halo check and halo eval run "
-                                          "them (docs/types.md, \"What runs typed programs\")",
+namespace {
+[[noreturn]] void refuse(const std::string& file, SourceLoc loc, const char* what) {
+  throw InputError(Diagnostic{file, loc,
+                              fmt::format("{} does not take typed programs yet: halo check, halo eval, halo "
+                                          "schedule and halo oracle --target halide run them (docs/types.md, "
+                                          "\"What runs typed programs\")",
                                           what)});
+}
+}  // namespace
+
+void refuse_typed(const Program& p, const char* what) {
+  if (p.pipeline.typed) refuse(p.file, p.pipeline.loc, what);
+}
+
+void refuse_typed(const TgtProgram& t, const char* what) {
+  if (t.typed) refuse(t.file, t.loc, what);
 }
 
 }  // namespace halo

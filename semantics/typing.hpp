@@ -13,6 +13,7 @@
 #pragma once
 
 #include "semantics/ast.hpp"
+#include "semantics/tgt.hpp"
 
 namespace halo {
 
@@ -22,5 +23,6 @@ void type_program(Program& p);
 // The passes that do not handle typed programs yet (docs/types.md, "What runs typed
 // programs") refuse one with this InputError at the pipeline, naming `what` they are.
 void refuse_typed(const Program& p, const char* what);
+void refuse_typed(const TgtProgram& t, const char* what);
 
 }  // namespace halo

@@ -477,6 +477,7 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide14-compute-with-siblings-wrong-output.halo", "halide-wrong_output:run"},
       {"halide-shift-pure-stage-of-updated-func-wrong-output.halo", "halide-wrong_output:run"},
       {"halide-predicate-stores-producer-overread.halo", "halide-memory_violation:memcheck_run"},
+      {"halide-mul-shift-right-64-internal-error.halo", "halide-internal_error:compile"},
   };
   Limits lim = fuzz::default_case_limits();
   CandidateOptions ho = fast_candidate_options();

@@ -508,9 +508,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         Program prog = parse_program(src, check_opts.file);
         check_program(prog);
         resolve_input(prog, InputOverrides{check_opts.params, check_opts.windows});  // --param, --window
-        // Each directive's own restrictions (§2.8); a typed program's schedule waits for the
-        // typed lowering (docs/types.md), which says so.
-        if (!prog.pipeline.typed || prog.schedule) schedule_pipeline(prog);
+        schedule_pipeline(prog);  // each directive's own restrictions (§2.8)
       }
       return kExitOk;
     }

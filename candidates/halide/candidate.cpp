@@ -45,7 +45,7 @@ class HalideCandidate final : public Candidate {
     if (v.mem.unjudged_vector_lanes > 0) c.coverage.push_back("halide:memcheck-unjudged-vector-lanes");
     c.mismatches = v.mismatches;
     for (const PointMismatch& m : v.first_mismatches)
-      c.first_mismatches.push_back({m.point, m.expected, std::to_string(m.got)});
+      c.first_mismatches.push_back({m.point, m.expected, m.got.to_string()});
     c.memory_events = v.mem.out_of_bounds_examples;
     c.memory_events.insert(c.memory_events.end(), v.heap_corruption.begin(), v.heap_corruption.end());
     c.record = halide_verdict_to_json(v);

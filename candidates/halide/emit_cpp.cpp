@@ -144,6 +144,28 @@ static int memcheck_serial_par_for(JITUserContext *u, int (*f)(JITUserContext *,
 
 )";
 
+bool uses_fixed_point(const HlExpr& e) {
+  if (e.kind == HlExpr::Kind::Intrinsic && is_fixed_point_intrinsic(e.op)) return true;
+  for (const HlExpr& a : e.args)
+    if (uses_fixed_point(a)) return true;
+  return false;
+}
+bool uses_fixed_point(const HalidePlan& plan) {
+  for (const HlFunc& f : plan.funcs)
+    for (const HlStage& s : f.stages)
+      if (uses_fixed_point(s.value) || (s.where && uses_fixed_point(*s.where))) return true;
+  return false;
+}
+
+// A value of type t (a u64 as its bit pattern) as a C++ literal of that type.
+std::string value_cpp(Type t, int64_t v) {
+  if (t.is_bool()) return v ? "true" : "false";
+  if (t == Type::uint(64)) return fmt::format("UINT64_C({})", uint64_t(v));
+  if (v == INT64_MIN) return "INT64_MIN";
+  if (v == INT32_MIN) return "INT32_MIN";
+  return t.bits() == 64 ? fmt::format("INT64_C({})", v) : std::to_string(v);
+}
+
 }  // namespace
 
 std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expected, const ReproducerOptions& opt) {
@@ -162,8 +184,13 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
        "// of halo's reference semantics, and exits 0 when they all agree, 1 when some differ, 2\n"
        "// when Halide reports an error.\n";
   for (const std::string& n : plan.notes) o << "// Note: " << comment(n) << "\n";
-  o << "#include \"Halide.h\"\n\n#include <cinttypes>\n#include <cstdio>\n#include <map>\n#include <string>\n"
-       "#include <vector>\n\nusing namespace Halide;\n\n";
+  o << "#include \"Halide.h\"\n\n#include <cinttypes>\n#include <cstdio>\n#include <cstring>\n#include <map>\n"
+       "#include <string>\n#include <vector>\n\nusing namespace Halide;\n\n";
+  if (uses_fixed_point(plan))
+    o << "// Halide 19 and later declare the fixed-point intrinsics (widening_add, ...) in namespace\n"
+         "// Halide, Halide 14 in Halide::Internal (its Halide.h has no HALIDE_VERSION_MAJOR).\n"
+         "#ifdef HALIDE_VERSION_MAJOR\nnamespace fixed_point = Halide;\n#else\n"
+         "namespace fixed_point = Halide::Internal;\n#endif\n\n";
   o << "// Halide's runtime errors (a failed check) arrive here rather than as exceptions, since a\n"
        "// JITUserContext is passed to realize.\n"
        "static bool runtime_error_seen = false;\n"
@@ -181,9 +208,9 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
        "  try {\n";
 
   o << "    // Parameters, with their values under the realization z.\n";
-  for (const auto& [name, value] : plan.params)
-    o << fmt::format("    Param<int32_t> {}({});\n    {}.set({});\n", cpp_param(name), cpp_string(name),
-                     cpp_param(name), value == INT32_MIN ? std::string("INT32_MIN") : std::to_string(value));
+  for (const HlParam& p : plan.params)
+    o << fmt::format("    Param<{}> {}({});\n    {}.set({});\n", p.type.c_type(), cpp_param(p.name), cpp_string(p.name),
+                     cpp_param(p.name), value_cpp(p.type, p.value));
 
   std::set<std::string> vars, rvars;
   for (const HlFunc& f : plan.funcs) {
@@ -201,7 +228,8 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
   for (const std::string& v : vars) o << fmt::format("    Var v_{}({});\n", v, cpp_string(v));
   for (const std::string& v : rvars) o << fmt::format("    RVar rv_{}({});\n", v, cpp_string(v));
 
-  o << "    // Funcs, in definition order; every value is Int(32).\n";
+  o << (plan.typed ? "    // Funcs, in definition order; each has its definition's type.\n"
+                    : "    // Funcs, in definition order; every value is Int(32).\n");
   for (const HlFunc& f : plan.funcs) o << fmt::format("    Func {}({});\n", cpp_func(f.name), cpp_string(f.name));
 
   o << "\n    // The algorithm. RDom dimension i is the reduction variable r(i+1) (r1 innermost).\n";
@@ -232,6 +260,8 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
   }
 
   const HlFunc* out = plan.find(plan.output);
+  Type out_type = out ? out->type : Type::int_(32);
+  std::string buffer_type = fmt::format("Buffer<{}>", out_type.c_type());
   size_t dims = plan.window.size();
   std::vector<std::string> mins, exts;
   for (const auto& [mn, ln] : plan.window) mins.push_back(std::to_string(mn)), exts.push_back(std::to_string(ln));
@@ -253,7 +283,7 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
     o << "    JITUserContext ctx;\n";
   }
   o << "    ctx.handlers.custom_error = on_runtime_error;\n";
-  o << fmt::format("    Buffer<int32_t> out(nullptr, std::vector<int>{{{}}});\n", fmt::join(exts, ", "));
+  o << fmt::format("    {} out(nullptr, std::vector<int>{{{}}});\n", buffer_type, fmt::join(exts, ", "));
   if (dims) o << fmt::format("    out.set_min(std::vector<int>{{{}}});\n", fmt::join(mins, ", "));
   o << "    pipeline.realize(&ctx, out, target);  // the bounds query\n"
        "    if (runtime_error_seen) return 2;\n";
@@ -271,11 +301,13 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
     o << fmt::format("    if ({}) {{\n", fmt::join(window_checks, " || "))
       << "      printf(\"the bounds query answers a region that does not contain the window: realized on a buffer "
          "over the window instead\\n\");\n"
-      << fmt::format("      out = Buffer<int32_t>(nullptr, std::vector<int>{{{}}});\n", fmt::join(exts, ", "))
+      << fmt::format("      out = {}(nullptr, std::vector<int>{{{}}});\n", buffer_type, fmt::join(exts, ", "))
       << (dims ? fmt::format("      out.set_min(std::vector<int>{{{}}});\n", fmt::join(mins, ", ")) : "")
       << "    }\n";
   o << "    out.allocate();\n"
-       "    out.fill(int32_t(0xDEADBEEFu));  // a point Halide never writes must not pass for a computed 0\n";
+    << fmt::format("    // A point Halide never writes must not pass for a computed value.\n"
+                   "    std::memset(out.raw_buffer()->host, 0x{:X}, out.raw_buffer()->size_in_bytes());\n",
+                   opt.memcheck ? 0x5B : 0xDE);
   if (opt.memcheck)
     o << "    for (int d = 0; d < out.dimensions(); d++) {\n"
          "      ctx.output_region.min.push_back(out.dim(d).min());\n"
@@ -287,14 +319,28 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
          "ctx.violations);\n";
 
   o << "\n    // halo's reference values on R(z) (fig. 2.6), first dimension fastest.\n";
-  o << "    static const int64_t expected[] = {";
+  bool u64 = out_type == Type::uint(64);
+  const char* word = u64 ? "uint64_t" : "int64_t";
+  o << fmt::format("    static const {} expected[] = {{", word);
   for (size_t i = 0; i < expected.values.size(); ++i) {
     if (i % 12 == 0) o << "\n       ";
     const Value& v = expected.values[i];
-    o << " " << (v.is_small() ? std::to_string(v.small()) + "LL" : std::string("0 /* ") + v.to_string() + " */")
-      << ",";
+    if (u64 && v.is_int()) o << " " << value_cpp(out_type, wrap_to(Type::int_(64), v).small()) << ",";
+    else o << " " << (v.is_small() ? std::to_string(v.small()) + "LL" : std::string("0 /* ") + v.to_string() + " */") << ",";
   }
   o << "\n        0};\n";
+  // Points where the reference is undefined (a typed program's err_undef) are not compared.
+  bool some_undefined = false;
+  for (const Value& v : expected.values) some_undefined = some_undefined || !v.is_int();
+  if (some_undefined) {
+    o << "    // 0 where the reference is undefined (err_undef: an operation Halide leaves undefined).\n"
+         "    static const unsigned char compared[] = {";
+    for (size_t i = 0; i < expected.values.size(); ++i) {
+      if (i % 24 == 0) o << "\n       ";
+      o << " " << (expected.values[i].is_int() ? 1 : 0) << ",";
+    }
+    o << "\n        0};\n";
+  }
   o << "    long mismatches = 0, i = 0;\n";
   std::string indent = "    ";
   std::vector<std::string> coords;
@@ -305,15 +351,19 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
   }
   for (size_t d = 0; d < dims; ++d) coords.push_back(fmt::format("c{}", d));
   o << indent << "{\n";
-  o << fmt::format("{}  int64_t got = out({}), want = expected[i++];\n", indent, fmt::join(coords, ", "));
+  // A bool is read as its byte: one Halide never wrote is neither true nor false.
+  std::string at = fmt::format("out({})", fmt::join(coords, ", "));
+  o << fmt::format("{}  {} got = {}, want = expected[i++];\n", indent, word,
+                   out_type.is_bool() ? fmt::format("*(const uint8_t *)&{}", at) : fmt::format("({}){}", word, at));
   std::string fmt_coords, args_coords;
   for (size_t d = 0; d < dims; ++d) {
     fmt_coords += (d ? ", " : "") + std::string("%d");
     args_coords += ", c" + std::to_string(d);
   }
-  o << fmt::format("{}  if (got != want && mismatches++ < 50)\n", indent);
-  o << fmt::format("{}    printf(\"{}({}) = %\" PRId64 \", expected %\" PRId64 \"\\n\"{}, got, want);\n", indent,
-                   out ? out->name : plan.output, fmt_coords, args_coords);
+  o << fmt::format("{}  if ({}got != want && mismatches++ < 50)\n", indent, some_undefined ? "compared[i - 1] && " : "");
+  const char* pri = u64 ? "PRIu64" : "PRId64";
+  o << fmt::format("{}    printf(\"{}({}) = %\" {} \", expected %\" {} \"\\n\"{}, got, want);\n", indent,
+                   out ? out->name : plan.output, fmt_coords, pri, pri, args_coords);
   o << indent << "}\n";
   o << "    printf(\"%ld of %ld point(s) differ from halo's reference\\n\", mismatches, i);\n";
   o << (opt.memcheck ? "    return mismatches || ctx.violations ? 1 : 0;\n" : "    return mismatches ? 1 : 0;\n");

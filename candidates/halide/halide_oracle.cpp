@@ -213,6 +213,11 @@ bool reference_has_error(const OutputBuffer& b) {
   return std::any_of(b.values.begin(), b.values.end(), [](const Value& v) { return v.is_error(); });
 }
 
+uint64_t count_undefined(const OutputBuffer& b) {
+  return uint64_t(std::count_if(b.values.begin(), b.values.end(),
+                                [](const Value& v) { return v.kind() == Value::Kind::ErrUndef; }));
+}
+
 // Does halo's own completed program (the schedule applied, β0's bounds) fail an assertion
 // on this input? Def. 2.3 allows an assertion failure on both sides.
 std::optional<bool> halo_asserts(const Program& prog, const Input& in, const Limits& lim) {
@@ -226,13 +231,21 @@ std::optional<bool> halo_asserts(const Program& prog, const Input& in, const Lim
   }
 }
 
-void compare(const JitResult& r, const OutputBuffer& ref, bool memcheck_run, HalideVerdict& v) {
+// The output func's type: a typed program's, or ℤ (Halide's Int(32) under the Int(32) model).
+Type output_type(const Program& prog) {
+  for (const FuncDef& f : prog.pipeline.funcs)
+    if (f.name.text == prog.pipeline.name.text) return f.type;
+  return Type::z();
+}
+
+void compare(const JitResult& r, const OutputBuffer& ref, Type type, bool memcheck_run, HalideVerdict& v) {
   for (size_t i = 0; i < ref.values.size() && i < r.values.size(); ++i) {
     const Value& want = ref.values[i];
-    if (want.is_small() && want.small() == int64_t(r.values[i])) continue;
+    Value got = hl_value(type, r.values[i]);
+    if (want == got || want.kind() == Value::Kind::ErrUndef) continue;
     ++v.mismatches;
     if (v.first_mismatches.size() < kMaxMismatchExamples)
-      v.first_mismatches.push_back(PointMismatch{window_point(ref.window, i), want, r.values[i], memcheck_run});
+      v.first_mismatches.push_back(PointMismatch{window_point(ref.window, i), want, got, memcheck_run});
   }
   if (r.values.size() != ref.values.size()) ++v.mismatches;
 }
@@ -388,12 +401,12 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     v.phase = "memcheck_run";
     return;
   }
-  compare(*rep.plain, ref, false, v);
+  compare(*rep.plain, ref, output_type(prog), false, v);
   uint64_t plain_mismatches = v.mismatches;
-  if (plain_mismatches == 0 && rep.memcheck) compare(*rep.memcheck, ref, true, v);
+  if (plain_mismatches == 0 && rep.memcheck) compare(*rep.memcheck, ref, output_type(prog), true, v);
   if (v.mismatches > 0) {
     // Halide was seen computing regions: are they still inside the Int(32) model?
-    Int32ModelResult again = check_int32_model(prog, in, v.mem.realized);
+    Int32ModelResult again = prog.pipeline.typed ? Int32ModelResult{} : check_int32_model(prog, in, v.mem.realized);
     if (!model.in_model || !again.in_model) {
       v.outcome = HalideOutcome::OutOfModel;
       v.message = !model.in_model ? model.why : again.why;
@@ -403,7 +416,7 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     const PointMismatch& m = v.first_mismatches.front();
     v.outcome = HalideOutcome::WrongOutput;
     v.phase = plain_mismatches ? "run" : "memcheck_run";
-    v.message = fmt::format("{}{} = {}, expected {}", prog.pipeline.name.text, point_text(m.point), m.got,
+    v.message = fmt::format("{}{} = {}, expected {}", prog.pipeline.name.text, point_text(m.point), m.got.to_string(),
                             m.expected.to_string());
     v.detail = fmt::format("Theorem 2.2 violated: Halide's output differs from the reference at {} of {} point(s) "
                            "of R(z){}, first {}",
@@ -505,7 +518,25 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
     return out;
   };
   OutputBuffer ref = evaluate_fast(prog.pipeline, in, opt.reference_limits);
-  if (reference_has_error(ref)) {
+  // A typed program's reference is undefined (ε_undef) where Halide leaves the result
+  // undefined (decision 22): those points have no value to compare Halide's with, the
+  // others do (decision 26).
+  uint64_t undefined = count_undefined(ref);
+  if (undefined > 0 && undefined == ref.values.size()) {
+    v.outcome = HalideOutcome::OutOfModel;
+    v.phase = "reference";
+    v.message = fmt::format("{} is undefined (err_undef) on every point of R(z): an operation Halide leaves "
+                            "undefined, such as a signed 32- or 64-bit overflow",
+                            prog.pipeline.name.text);
+    v.detail = "outside the typed model: " + v.message;
+    return finish(v);
+  }
+  std::vector<std::string> case_notes;  // what every verdict of this case says
+  if (undefined > 0)
+    case_notes.push_back(fmt::format("{} of {} point(s) of R(z) are undefined in the reference (err_undef: an operation "
+                                  "Halide leaves undefined) and not compared",
+                                  undefined, ref.values.size()));
+  if (undefined == 0 && reference_has_error(ref)) {
     v.outcome = HalideOutcome::ReferenceError;
     v.detail = "P(z) has an error value in R(z) (a negative rdom extent): Def. 2.3 holds vacuously, Halide not run";
     return finish(v);
@@ -519,8 +550,11 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
     return finish(v);
   }
   const HalidePlan& plan = std::get<HalidePlan>(translated);
-  v.notes = plan.notes;
-  Int32ModelResult model = check_int32_model(prog, in);
+  case_notes.insert(case_notes.begin(), plan.notes.begin(), plan.notes.end());
+  v.notes = case_notes;
+  // A typed program needs no Int(32) model: its reference computes what Halide's types do,
+  // and is undefined exactly where Halide's is (decision 26).
+  Int32ModelResult model = prog.pipeline.typed ? Int32ModelResult{} : check_int32_model(prog, in);
   if (!model.in_model && !model.unbounded_region) {
     v.outcome = HalideOutcome::OutOfModel;
     v.message = model.why;
@@ -543,7 +577,7 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
       std::string seen = outcome_name(v.outcome);
       v = HalideVerdict{};
       v.halide_version = version.version;
-      v.notes = plan.notes;
+      v.notes = case_notes;
       v.notes.push_back("seen as " + seen + " in the long-lived worker; decided again in a fresh process");
       fresh = true;
     }
@@ -590,7 +624,7 @@ nlohmann::json halide_verdict_to_json(const HalideVerdict& v) {
   for (const PointMismatch& m : v.first_mismatches) {
     nlohmann::json p = nlohmann::json::array();
     for (const Value& x : m.point) p.push_back(value_to_json(x));
-    mism.push_back({{"point", p}, {"expected", value_to_json(m.expected)}, {"got", m.got},
+    mism.push_back({{"point", p}, {"expected", value_to_json(m.expected)}, {"got", value_to_json(m.got)},
                     {"traced_run", m.in_memcheck_run}});
   }
   return {{"target", "halide"},
@@ -629,7 +663,7 @@ std::string describe_halide_verdict(const HalideVerdict& v) {
                               v.detail);
   for (size_t i = 1; i < v.first_mismatches.size() && i < 10; ++i) {
     const PointMismatch& m = v.first_mismatches[i];
-    s += fmt::format("  also {} = {}, expected {}\n", point_text(m.point), m.got, m.expected.to_string());
+    s += fmt::format("  also {} = {}, expected {}\n", point_text(m.point), m.got.to_string(), m.expected.to_string());
   }
   for (const std::string& e : v.mem.out_of_bounds_examples) s += "  " + e + "\n";
   for (const std::string& n : v.notes) s += "  note: " + n + "\n";

@@ -56,7 +56,7 @@ struct HalideOptions {
 struct PointMismatch {
   std::vector<Value> point;
   Value expected;
-  int32_t got = 0;
+  Value got;
   bool in_memcheck_run = false;  // seen in the traced run only
 };
 

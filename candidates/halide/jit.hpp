@@ -65,7 +65,7 @@ struct JitResult {
   std::string message;  // Halide's message
   std::vector<std::pair<int32_t, int32_t>> output_region;  // the output buffer realized (min, extent)
   std::string bounds_query_note;  // set when the bounds query's answer did not contain R(z)
-  std::vector<int32_t> values;                             // on R(z), first dimension fastest
+  std::vector<int64_t> values;  // on R(z), first dimension fastest; read with hl_value(the output type, v)
   std::vector<std::string> heap_corruption;                // guard bytes found overwritten
   MemcheckReport mem;
   std::string target;   // the target Halide compiled for

@@ -8,8 +8,6 @@
 // applies each directive to it.
 #include "candidates/halide/plan.hpp"
 
-#include "semantics/typing.hpp"
-
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
@@ -42,32 +40,111 @@ struct Scope {
   std::map<std::string, HlExpr> vars;
 };
 
-HlExpr to_int(HlExpr e) {
-  if (!e.is_bool) return e;
+// How expressions are translated: an untyped program's with the conversions between
+// Int(32) and Bool, a typed one's as they are.
+struct ExprContext {
+  std::string file;
+  bool typed = false;
+};
+
+HlExpr cast_expr(Type t, HlExpr e, Op op = Op::Cast) {
   HlExpr c;
-  c.kind = HlExpr::Kind::ToInt;
+  c.kind = HlExpr::Kind::Cast;
+  c.op = op;
+  c.type = t;
   c.args.push_back(std::move(e));
   return c;
 }
+
+// Untyped programs only: where fig. 2.6 expects an integer and Halide has a Bool.
+HlExpr to_int(HlExpr e) { return e.type.is_bool() ? cast_expr(Type::int_(32), std::move(e)) : e; }
 
 HlExpr to_bool(HlExpr e) {
-  if (e.is_bool) return e;
+  if (e.type.is_bool()) return e;
   HlExpr c;
   c.kind = HlExpr::Kind::ToBool;
-  c.is_bool = true;
+  c.type = Type::boolean();
   c.args.push_back(std::move(e));
   return c;
 }
 
-HlExpr translate_expr(const Expr& e, const Scope& s, const std::string& file) {
+HlExpr translate_expr(const Expr& e, const Scope& s, const ExprContext& cx);
+
+// An untyped program's expression: Int(32), with Bool only where Halide has one.
+HlExpr untyped_op(const OpNode& n, std::vector<HlExpr> a) {
+  HlExpr r;
+  r.op = n.op;
+  switch (n.op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
+      r.kind = HlExpr::Kind::Binary;
+      r.args = {to_int(std::move(a[0])), to_int(std::move(a[1]))};
+      return r;
+    case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne:
+      r.kind = HlExpr::Kind::Binary;
+      r.type = Type::boolean();
+      r.args = {to_int(std::move(a[0])), to_int(std::move(a[1]))};
+      return r;
+    case Op::And: case Op::Or:
+      r.kind = HlExpr::Kind::Binary;
+      r.type = Type::boolean();
+      r.args = {to_bool(std::move(a[0])), to_bool(std::move(a[1]))};
+      return r;
+    case Op::Not:
+      r.kind = HlExpr::Kind::Unary;
+      r.type = Type::boolean();
+      r.args = {to_bool(std::move(a[0]))};
+      return r;
+    case Op::Neg:
+      r.kind = HlExpr::Kind::Unary;
+      r.args = {to_int(std::move(a[0]))};
+      return r;
+    case Op::Select:
+      r.kind = HlExpr::Kind::Select;
+      r.args = {to_bool(std::move(a[0])), to_int(std::move(a[1])), to_int(std::move(a[2]))};
+      return r;
+    default:  // Halide's own operators make a program typed (semantics/typing.hpp)
+      break;
+  }
+  throw std::logic_error(std::string("halide translation: the typed operator ") + op_name(n.op) +
+                         " in an untyped program");
+}
+
+// A typed program's expression: Halide's operator or function at the operand types the
+// typing pass fixed (its implicit casts are explicit here), so Halide's own coercion has
+// nothing left to do.
+HlExpr typed_op(const OpNode& n, std::vector<HlExpr> a) {
+  HlExpr r;
+  r.op = n.op;
+  r.type = n.type;
+  r.args = std::move(a);
+  switch (n.op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
+    case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne: case Op::And: case Op::Or:
+    case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr:
+      r.kind = HlExpr::Kind::Binary;
+      return r;
+    case Op::Not: case Op::Neg: case Op::BitNot: r.kind = HlExpr::Kind::Unary; return r;
+    case Op::Select: r.kind = HlExpr::Kind::Select; return r;
+    case Op::Cast: case Op::SaturatingCast: r.kind = HlExpr::Kind::Cast; return r;
+    default: r.kind = HlExpr::Kind::Intrinsic; return r;
+  }
+}
+
+HlExpr translate_expr(const Expr& e, const Scope& s, const ExprContext& cx) {
   switch (e->kind) {
     case ExprKind::Const: {
       const Value& v = as<ConstNode>(e).value;
-      if (!fits_int32(v))
-        throw OutOfModel{fmt::format("{}:{}:{}: the constant {} does not fit in Int(32)", file, e->loc.line,
-                                     e->loc.col, v.to_string())};
       HlExpr c;
-      c.value = int32_t(v.small());
+      if (cx.typed) {
+        // The typing pass gave every literal a type that holds it.
+        c.type = e->type;
+        c.value = wrap_to(Type::int_(64), v).small();  // a u64 as its bit pattern
+        return c;
+      }
+      if (!fits_int32(v))
+        throw OutOfModel{fmt::format("{}:{}:{}: the constant {} does not fit in Int(32)", cx.file, e->loc.line,
+                                     e->loc.col, v.to_string())};
+      c.value = v.small();
       return c;
     }
     case ExprKind::Var: {
@@ -81,7 +158,11 @@ HlExpr translate_expr(const Expr& e, const Scope& s, const std::string& file) {
       HlExpr r;
       r.kind = HlExpr::Kind::Call;
       r.name = c.func;
-      for (const Expr& a : c.args) r.args.push_back(to_int(translate_expr(a, s, file)));
+      if (cx.typed) r.type = e->type;
+      for (const Expr& a : c.args) {
+        HlExpr x = translate_expr(a, s, cx);
+        r.args.push_back(cx.typed ? std::move(x) : to_int(std::move(x)));
+      }
       return r;
     }
     case ExprKind::Hole: throw std::logic_error("halide translation: a hole in an algorithm expression");
@@ -89,41 +170,8 @@ HlExpr translate_expr(const Expr& e, const Scope& s, const std::string& file) {
   }
   const auto& n = as<OpNode>(e);
   std::vector<HlExpr> a;
-  for (const Expr& x : n.args) a.push_back(translate_expr(x, s, file));
-  HlExpr r;
-  r.op = n.op;
-  switch (n.op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
-      r.kind = HlExpr::Kind::Binary;
-      r.args = {to_int(std::move(a[0])), to_int(std::move(a[1]))};
-      return r;
-    case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne:
-      r.kind = HlExpr::Kind::Binary;
-      r.is_bool = true;
-      r.args = {to_int(std::move(a[0])), to_int(std::move(a[1]))};
-      return r;
-    case Op::And: case Op::Or:
-      r.kind = HlExpr::Kind::Binary;
-      r.is_bool = true;
-      r.args = {to_bool(std::move(a[0])), to_bool(std::move(a[1]))};
-      return r;
-    case Op::Not:
-      r.kind = HlExpr::Kind::Unary;
-      r.is_bool = true;
-      r.args = {to_bool(std::move(a[0]))};
-      return r;
-    case Op::Neg:
-      r.kind = HlExpr::Kind::Unary;
-      r.args = {to_int(std::move(a[0]))};
-      return r;
-    case Op::Select:
-      r.kind = HlExpr::Kind::Select;
-      r.args = {to_bool(std::move(a[0])), to_int(std::move(a[1])), to_int(std::move(a[2]))};
-      return r;
-    default:  // Halide's own operators: typed programs, refused before translation (docs/types.md)
-      break;
-  }
-  throw std::logic_error(std::string("halide translation: the typed operator ") + op_name(n.op));
+  for (const Expr& x : n.args) a.push_back(translate_expr(x, s, cx));
+  return cx.typed ? typed_op(n, std::move(a)) : untyped_op(n, std::move(a));
 }
 
 HlExpr var_expr(HlExpr::Kind k, const std::string& name) {
@@ -155,17 +203,25 @@ using StageKey = std::tuple<std::string, int64_t, int64_t>;
 
 class Translator {
  public:
-  Translator(const Program& p, const Input& in) : prog_(p), in_(in) {}
+  Translator(const Program& p, const Input& in) : prog_(p), in_(in) { cx_ = {p.file, p.pipeline.typed}; }
 
   HalidePlan run() {
     plan_.file = prog_.file;
     plan_.output = prog_.pipeline.name.text;
+    plan_.typed = cx_.typed;
     for (size_t i = 0; i < prog_.pipeline.params.size(); ++i) {
       const std::string& name = prog_.pipeline.params[i].text;
-      if (!fits_int32(in_.params[i]))
-        throw OutOfModel{fmt::format("parameter {} = {} does not fit in Int(32)", name, in_.params[i].to_string())};
-      plan_.params.emplace_back(name, int32_t(in_.params[i].small()));
-      params_.vars[name] = var_expr(HlExpr::Kind::Param, name);
+      Type t = prog_.pipeline.param_type(i);
+      if (!t.is_typed()) {
+        t = Type::int_(32);
+        if (!fits_int32(in_.params[i]))
+          throw OutOfModel{fmt::format("parameter {} = {} does not fit in Int(32)", name, in_.params[i].to_string())};
+      }
+      // A typed parameter's value is one of its type (resolve_input checked it).
+      plan_.params.push_back(HlParam{name, t, wrap_to(Type::int_(64), in_.params[i]).small()});
+      HlExpr p = var_expr(HlExpr::Kind::Param, name);
+      p.type = t;
+      params_.vars[name] = std::move(p);
     }
     for (const Interval& w : in_.window) {
       Value last = add(w.min, w.len);
@@ -201,12 +257,18 @@ class Translator {
   const Program& prog_;
   const Input& in_;
   HalidePlan plan_;
+  ExprContext cx_;
   Scope params_;
   std::map<StageKey, std::vector<LoopState>> loops_;
+
+  // Where fig. 2.6 has an integer: an untyped program's Bool becomes Int(32); a typed
+  // program's expression keeps its type.
+  HlExpr integer(HlExpr e) const { return cx_.typed ? e : to_int(std::move(e)); }
 
   HlFunc translate_func(const FuncDef& f) {
     HlFunc h;
     h.name = f.name.text;
+    if (cx_.typed) h.type = f.type;
     h.is_output = h.name == prog_.pipeline.name.text;
     Scope pure = params_;
     for (const Name& v : f.vars) {
@@ -215,7 +277,7 @@ class Translator {
     }
     HlStage s0;
     for (const Name& v : f.vars) s0.lhs.push_back(pure.vars[v.text]);
-    s0.value = to_int(translate_expr(f.pure, pure, prog_.file));
+    s0.value = integer(translate_expr(f.pure, pure, cx_));
     h.stages.push_back(std::move(s0));
     // Stage 0's loops: x1 innermost (fig. 2.9, and Halide's default order).
     std::vector<LoopState>& l0 = loops_[StageKey{h.name, 0, 0}];
@@ -234,8 +296,8 @@ class Translator {
         for (size_t k = 0; k < u.rdom.size(); ++k) {
           const RVar& r = u.rdom[k];
           rd.vars.push_back(r.name.text);
-          rd.ranges.emplace_back(to_int(translate_expr(r.min, params_, prog_.file)),
-                                 to_int(translate_expr(r.len, params_, prog_.file)));
+          rd.ranges.emplace_back(integer(translate_expr(r.min, params_, cx_)),
+                                 integer(translate_expr(r.len, params_, cx_)));
           HlExpr rv = var_expr(HlExpr::Kind::RVar, r.name.text);
           rv.rdom_dim = int(k);
           rv.rdom = rd.cpp_name;
@@ -247,8 +309,8 @@ class Translator {
       // innermost, the pure loops outside the reduction loops, x1 innermost.
       for (const StageLoop& l : initial_stage_loops(f, size_t(stage)))
         ls.push_back({l.rdom ? HlLoop{l.name, true, int(l.index), cpp_rdom(h.name, stage)} : HlLoop{l.name, false, -1, ""}});
-      for (const Expr& e : u.lhs) st.lhs.push_back(to_int(translate_expr(e, sc, prog_.file)));
-      st.value = to_int(translate_expr(u.value, sc, prog_.file));
+      for (const Expr& e : u.lhs) st.lhs.push_back(integer(translate_expr(e, sc, cx_)));
+      st.value = integer(translate_expr(u.value, sc, cx_));
       if (st.rdom && !mentions_rdom(st)) {
         // Halide attaches an RDom to an update only when the definition (left-hand side
         // or value) mentions one of its RVars; otherwise the update runs once, not once
@@ -258,7 +320,9 @@ class Translator {
         term.kind = sum.kind = HlExpr::Kind::Binary;
         term.op = Op::Mul;
         term.args = {r1, zero};
+        if (h.type != term.type) term = cast_expr(h.type, std::move(term));
         sum.op = Op::Add;
+        sum.type = h.type;
         sum.args = {std::move(st.value), std::move(term)};
         st.value = std::move(sum);
         plan_.notes.push_back(fmt::format(
@@ -267,7 +331,7 @@ class Translator {
             h.name, stage, u.rdom[0].name.text));
       }
       if (u.predicate) {
-        HlExpr p = to_bool(translate_expr(u.predicate, sc, prog_.file));
+        HlExpr p = to_bool(translate_expr(u.predicate, sc, cx_));
         if (st.rdom) {
           st.where = std::move(p);
         } else {
@@ -276,9 +340,11 @@ class Translator {
           HlExpr self;
           self.kind = HlExpr::Kind::Call;
           self.name = h.name;
+          self.type = h.type;
           self.args = st.lhs;
           HlExpr sel;
           sel.kind = HlExpr::Kind::Select;
+          sel.type = h.type;
           sel.args = {std::move(p), std::move(st.value), std::move(self)};
           st.value = std::move(sel);
           plan_.notes.push_back(fmt::format(
@@ -334,7 +400,7 @@ class Translator {
 
   HlStageRef ref(const LoopName& l) { return HlStageRef{l.func.text, l.spec, l.stage}; }
 
-  HlExpr startup(const Expr& e) { return translate_expr(e, params_, prog_.file); }
+  HlExpr startup(const Expr& e) { return translate_expr(e, params_, cx_); }
 
   void push(HlCall c, const Directive& d) {
     c.origin = print_directive(d);
@@ -407,7 +473,7 @@ class Translator {
         c.kind = HlCall::Kind::Split;
         c.stage = ref(d.loop);
         c.loops = {old.loop, outer, inner};
-        c.exprs.push_back(to_int(startup(d.exprs[0])));
+        c.exprs.push_back(integer(startup(d.exprs[0])));
         c.tail = d.tail;
         ls[k] = {inner, Traversal::Serial};
         ls.insert(ls.begin() + long(k) + 1, LoopState{outer, Traversal::Serial});
@@ -524,7 +590,7 @@ class Translator {
         c.kind = HlCall::Kind::FoldStorage;
         c.func = d.func.text;
         c.loops = {HlLoop{d.names[0].text, false, -1, ""}};
-        c.exprs = {to_int(startup(d.exprs[0]))};
+        c.exprs = {integer(startup(d.exprs[0]))};
         push(std::move(c), d);
         return;
       case DirectiveKind::ComputeInline: return;  // no call: Halide inlines by default (above)
@@ -550,7 +616,7 @@ class Translator {
                                                         : HlCall::Kind::AlignBounds;
         c.func = d.func.text;
         c.loops = {HlLoop{d.names[0].text, false, -1, ""}};
-        for (const Expr& e : d.exprs) c.exprs.push_back(to_int(startup(e)));
+        for (const Expr& e : d.exprs) c.exprs.push_back(integer(startup(e)));
         push(std::move(c), d);
         return;
       }
@@ -593,7 +659,6 @@ const HlFunc* HalidePlan::find(const std::string& f) const {
 }
 
 std::variant<HalidePlan, TranslationError> translate_to_halide(const Program& prog, const Input& in) {
-  refuse_typed(prog, "the Halide translation");
   try {
     return Translator(prog, in).run();
   } catch (const OutOfModel& e) {
@@ -616,32 +681,63 @@ std::string cpp_stage(const HlStageRef& s) {
   return fmt::format("{}.update({})", cpp_func(s.func), s.stage - 1);
 }
 
+std::string hl_type_cpp(Type t) {
+  if (!t.is_typed()) return "Int(32)";
+  return t.halide_name();
+}
+
+// Halide 19 and later declare the fixed-point intrinsics in namespace Halide, Halide 14 in
+// Halide::Internal; the reproducer names them through the alias `fixed_point` its preamble
+// defines (emit_cpp.cpp), and the worker through its own (worker/jit.cpp).
+bool is_fixed_point_intrinsic(Op op) { return op >= Op::WideningAdd && op <= Op::RoundingMulShiftRight; }
+
+const char* hl_intrinsic_name(Op op) { return op_name(op); }
+
+Value hl_value(Type t, int64_t bits) {
+  // A bool buffer's byte is returned as it is: a byte Halide never wrote is not a bool.
+  if (t.is_bool() || !t.is_typed()) return Value(bits);
+  return wrap_to(t, Value(bits));
+}
+
+namespace {
+std::string const_cpp(const HlExpr& e) {
+  if (e.type == Type::int_(32)) {
+    // Always a Halide Expr: C++ integer arithmetic on two literals would not be Euclidean
+    // and would not divide by zero safely.
+    if (e.value == std::numeric_limits<int32_t>::min()) return "Expr(INT32_MIN)";
+    return fmt::format("Expr({})", e.value);
+  }
+  std::string v = e.type == Type::uint(64) ? fmt::format("UINT64_C({})", uint64_t(e.value))
+                  : e.value == std::numeric_limits<int64_t>::min() ? std::string("INT64_MIN")
+                                                                   : fmt::format("INT64_C({})", e.value);
+  return fmt::format("Internal::make_const({}, {})", hl_type_cpp(e.type), v);
+}
+}  // namespace
+
 std::string hl_expr_cpp(const HlExpr& e) {
+  auto args = [&] {
+    std::vector<std::string> a;
+    for (const HlExpr& x : e.args) a.push_back(hl_expr_cpp(x));
+    return fmt::format("{}", fmt::join(a, ", "));
+  };
   switch (e.kind) {
-    case HlExpr::Kind::Const:
-      // Always a Halide Expr: C++ integer arithmetic on two literals would not be Euclidean
-      // and would not divide by zero safely.
-      if (e.value == std::numeric_limits<int32_t>::min()) return "Expr(INT32_MIN)";
-      return fmt::format("Expr({})", e.value);
+    case HlExpr::Kind::Const: return const_cpp(e);
     case HlExpr::Kind::Param: return cpp_param(e.name);
     case HlExpr::Kind::Var: return "v_" + e.name;
     case HlExpr::Kind::RVar: return fmt::format("{}[{}]", e.rdom, e.rdom_dim);
-    case HlExpr::Kind::Call: {
-      std::vector<std::string> a;
-      for (const HlExpr& x : e.args) a.push_back(hl_expr_cpp(x));
-      return fmt::format("{}({})", cpp_func(e.name), fmt::join(a, ", "));
-    }
+    case HlExpr::Kind::Call: return fmt::format("{}({})", cpp_func(e.name), args());
     case HlExpr::Kind::Unary: return fmt::format("({}{})", op_name(e.op), hl_expr_cpp(e.args[0]));
     case HlExpr::Kind::Binary:
-      if (e.op == Op::Min || e.op == Op::Max)
-        return fmt::format("{}({}, {})", e.op == Op::Min ? "min" : "max", hl_expr_cpp(e.args[0]),
-                           hl_expr_cpp(e.args[1]));
+      if (e.op == Op::Min || e.op == Op::Max) return fmt::format("{}({})", e.op == Op::Min ? "min" : "max", args());
       return fmt::format("({} {} {})", hl_expr_cpp(e.args[0]), op_name(e.op), hl_expr_cpp(e.args[1]));
-    case HlExpr::Kind::Select:
-      return fmt::format("select({}, {}, {})", hl_expr_cpp(e.args[0]), hl_expr_cpp(e.args[1]),
-                         hl_expr_cpp(e.args[2]));
-    case HlExpr::Kind::ToInt: return fmt::format("cast<int32_t>({})", hl_expr_cpp(e.args[0]));
+    case HlExpr::Kind::Select: return fmt::format("select({})", args());
+    case HlExpr::Kind::Cast:
+      return fmt::format("{}({}, {})", e.op == Op::SaturatingCast ? "saturating_cast" : "cast", hl_type_cpp(e.type),
+                         hl_expr_cpp(e.args[0]));
     case HlExpr::Kind::ToBool: return fmt::format("({} != 0)", hl_expr_cpp(e.args[0]));
+    case HlExpr::Kind::Intrinsic:
+      return fmt::format("{}{}({})", is_fixed_point_intrinsic(e.op) ? "fixed_point::" : "", hl_intrinsic_name(e.op),
+                         args());
   }
   return "?";
 }

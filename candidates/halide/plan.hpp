@@ -9,10 +9,13 @@
 //    stage is an update definition, its rdom an RDom (r1 = the RDom's first dimension,
 //    Halide's innermost, as in fig. 2.9), its predicate RDom::where (or, for a stage
 //    without reduction variables, select(p, value, f(lhs)): UPDATE-EVAL's strict select);
-//  * values are ℤ in halo and Int(32) in Halide: comparisons and logical operators give
-//    Bool in Halide, so the translation inserts the conversions (x != 0, cast<int32_t>)
-//    that make every expression compute the same integer as fig. 2.6 whenever every value
-//    fits in 32 bits (int32_model.hpp decides that);
+//  * an untyped program's values are ℤ in halo and Int(32) in Halide: comparisons and
+//    logical operators give Bool in Halide, so the translation inserts the conversions
+//    (x != 0, cast<int32_t>) that make every expression compute the same integer as
+//    fig. 2.6 whenever every value fits in 32 bits (int32_model.hpp decides that);
+//  * a typed program (docs/types.md) is translated with its own types: every expression
+//    has the Halide type the typing pass gave it, literals are constants of that type,
+//    casts and Halide's intrinsics are Halide's, and nothing is converted;
 //  * the formal default schedule is every func computed and stored at the root (fig. 2.9),
 //    Halide's is inlining: the description states compute_root().store_root() for every
 //    func before the schedule's directives, each of which maps to one Halide call.
@@ -29,14 +32,16 @@
 
 namespace halo::halide {
 
-// A typed expression of the translation: Bool only for comparisons and logical operators,
-// Int(32) otherwise. ToInt / ToBool are the explicit conversions between the two.
+// An expression of the translation with its Halide type. In an untyped program that is
+// Bool for comparisons and logical operators and Int(32) otherwise, Cast (to Int(32)) and
+// ToBool (e != 0) being the conversions between the two; in a typed program it is the
+// type the typing pass gave the halo expression.
 struct HlExpr {
-  enum class Kind : uint8_t { Const, Param, Var, RVar, Call, Unary, Binary, Select, ToInt, ToBool };
+  enum class Kind : uint8_t { Const, Param, Var, RVar, Call, Unary, Binary, Select, Cast, ToBool, Intrinsic };
   Kind kind = Kind::Const;
-  bool is_bool = false;
-  Op op = Op::Add;        // Unary (Neg, Not) and Binary
-  int32_t value = 0;      // Const
+  Type type = Type::int_(32);
+  Op op = Op::Add;        // Unary (Neg, Not, BitNot), Binary, Cast (Cast, SaturatingCast), Intrinsic
+  int64_t value = 0;      // Const: the value; a u64 above INT64_MAX as its bit pattern
   std::string name;       // Param, Var, Call: the halo name; RVar: the halo reduction variable
   int rdom_dim = -1;      // RVar: its dimension in the stage's RDom
   std::string rdom;       // RVar: the C++ name of the stage's RDom (cpp_rdom)
@@ -59,6 +64,7 @@ struct HlStage {
 
 struct HlFunc {
   std::string name;
+  Type type = Type::int_(32);     // the Func's value type
   std::vector<std::string> vars;
   std::vector<HlStage> stages;    // [0] is the pure definition
   bool is_output = false;
@@ -113,10 +119,17 @@ struct HlCall {
 
 const char* call_kind_name(HlCall::Kind k);
 
+struct HlParam {
+  std::string name;
+  Type type = Type::int_(32);
+  int64_t value = 0;  // under z; a u64 above INT64_MAX as its bit pattern
+};
+
 struct HalidePlan {
   std::string file;
   std::string output;                                 // the output func
-  std::vector<std::pair<std::string, int32_t>> params;  // name, value under z
+  bool typed = false;                                 // the program is typed (docs/types.md)
+  std::vector<HlParam> params;
   std::vector<HlFunc> funcs;                          // definition order
   std::vector<HlCall> schedule;                       // defaults first, then one or more calls per directive
   std::vector<std::pair<int32_t, int32_t>> window;    // R(z): (min, len) per output dimension
@@ -124,9 +137,9 @@ struct HalidePlan {
   const HlFunc* find(const std::string& f) const;
 };
 
-// Why a program cannot be translated under z, never a bug of either side: a constant,
-// parameter, rdom bound or window bound outside Int(32) (out of the model,
-// int32_model.hpp), or a schedule Halide cannot express (`not_expressible`).
+// Why a program cannot be translated under z, never a bug of either side: in an untyped
+// program a constant, parameter, rdom bound or window bound outside Int(32) (out of the
+// model, int32_model.hpp), or a schedule Halide cannot express (`not_expressible`).
 struct TranslationError {
   std::string message;
   bool not_expressible = false;
@@ -147,5 +160,14 @@ std::string cpp_stage(const HlStageRef& s);  // f_g, f_g.update(0), or the speci
 // The printed form of an expression in C++ Halide syntax (what emit_cpp writes; also used
 // in notes and messages).
 std::string hl_expr_cpp(const HlExpr& e);
+
+// The C++ name of a type (Int(8), UInt(16), Bool()) and of its Halide function for an
+// intrinsic (widening_add, ...): the reproducer's spelling.
+std::string hl_type_cpp(Type t);
+const char* hl_intrinsic_name(Op op);
+bool is_fixed_point_intrinsic(Op op);  // widening_add .. rounding_mul_shift_right
+
+// A value the worker returns (a u64 as its bit pattern) as halo's value of type t.
+Value hl_value(Type t, int64_t bits);
 
 }  // namespace halo::halide

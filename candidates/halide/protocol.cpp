@@ -4,6 +4,9 @@
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 
+#include <optional>
+#include <stdexcept>
+
 namespace halo::halide {
 
 namespace {
@@ -54,7 +57,7 @@ JitResult jit_from_json(const nlohmann::json& j) {
   r.message = j.at("message").get<std::string>();
   r.output_region = j.at("output_region").get<std::vector<std::pair<int32_t, int32_t>>>();
   r.bounds_query_note = j.at("bounds_query_note").get<std::string>();
-  r.values = j.at("values").get<std::vector<int32_t>>();
+  r.values = j.at("values").get<std::vector<int64_t>>();
   r.heap_corruption = j.at("heap_corruption").get<std::vector<std::string>>();
   r.target = j.at("target").get<std::string>();
   r.compile_seconds = j.at("compile_seconds").get<double>();
@@ -75,7 +78,7 @@ JitResult jit_from_json(const nlohmann::json& j) {
 
 std::string case_request_text(const Program& prog, const Input& in, bool memcheck, const std::string& target) {
   nlohmann::json params = nlohmann::json::array(), window = nlohmann::json::array();
-  for (const Value& v : in.params) params.push_back(v.small());
+  for (const Value& v : in.params) params.push_back(v.to_string());  // decimal: a u64 exceeds JSON's int64
   for (const Interval& w : in.window) window.push_back({w.min.small(), w.len.small()});
   return nlohmann::json{{"file", prog.file},     {"program", print_program(prog)}, {"params", params},
                         {"window", window},      {"memcheck", memcheck},           {"target", target}}
@@ -86,7 +89,11 @@ CaseRequest parse_case_request(const std::string& text) {
   nlohmann::json j = nlohmann::json::parse(text);
   CaseRequest c;
   c.prog = parse_program(j.at("program").get<std::string>(), j.at("file").get<std::string>());
-  for (const auto& p : j.at("params")) c.in.params.push_back(Value(p.get<int64_t>()));
+  for (const auto& p : j.at("params")) {
+    std::optional<Value> v = Value::parse(p.get<std::string>());
+    if (!v) throw std::runtime_error("a case request with a malformed parameter value");
+    c.in.params.push_back(*v);
+  }
   for (const auto& w : j.at("window"))
     c.in.window.push_back(Interval{Value(w[0].get<int64_t>()), Value(w[1].get<int64_t>()), {}});
   c.memcheck = j.at("memcheck").get<bool>();

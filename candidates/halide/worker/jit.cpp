@@ -19,6 +19,33 @@ namespace halo::halide {
 
 namespace {
 
+// Halide 19 and later declare the fixed-point intrinsics (widening_add, ...) in namespace
+// Halide, Halide 14 in Halide::Internal.
+#if HALO_HALIDE_MAJOR >= 19
+namespace fixed_point = Halide;
+#else
+namespace fixed_point = Halide::Internal;
+#endif
+
+Halide::Type halide_type(Type t) {
+  if (!t.is_typed()) return Halide::Int(32);
+  if (t.is_bool()) return Halide::Bool();
+  return t.is_int() ? Halide::Int(t.bits()) : Halide::UInt(t.bits());
+}
+
+// The value at `p` of a buffer of type t, as the worker returns it (a u64 as its bit
+// pattern, a bool as its byte).
+int64_t load_value(Type t, const void* p) {
+  if (!t.is_typed()) return *static_cast<const int32_t*>(p);
+  if (t.is_bool()) return *static_cast<const uint8_t*>(p);
+  switch (t.bits()) {
+    case 8: return t.is_int() ? int64_t(*static_cast<const int8_t*>(p)) : int64_t(*static_cast<const uint8_t*>(p));
+    case 16: return t.is_int() ? int64_t(*static_cast<const int16_t*>(p)) : int64_t(*static_cast<const uint16_t*>(p));
+    case 32: return t.is_int() ? int64_t(*static_cast<const int32_t*>(p)) : int64_t(*static_cast<const uint32_t*>(p));
+    default: return *static_cast<const int64_t*>(p);
+  }
+}
+
 using Clock = std::chrono::steady_clock;
 
 // ------------------------------------------------------------------ guarded heap
@@ -266,7 +293,7 @@ struct Built {
   std::map<std::string, Halide::Var> vars;
   std::map<std::string, Halide::RVar> rvars;
   std::map<std::string, Halide::RDom> rdoms;
-  std::map<std::string, Halide::Param<int32_t>> params;
+  std::map<std::string, Halide::Param<>> params;
   std::map<std::string, Halide::Stage> stages;  // specializations, by cpp_stage
 
   Halide::Var& var(const std::string& n) {
@@ -294,7 +321,9 @@ struct Built {
 
   Halide::Expr expr(const HlExpr& e) {
     switch (e.kind) {
-      case HlExpr::Kind::Const: return Halide::Expr(e.value);
+      case HlExpr::Kind::Const:
+        if (e.type == Type::uint(64)) return Halide::Internal::make_const(Halide::UInt(64), uint64_t(e.value));
+        return Halide::Internal::make_const(halide_type(e.type), e.value);
       case HlExpr::Kind::Param: return params.at(e.name);
       case HlExpr::Kind::Var: return var(e.name);
       case HlExpr::Kind::RVar: return rdoms.at(e.rdom)[e.rdom_dim];
@@ -305,7 +334,7 @@ struct Built {
       }
       case HlExpr::Kind::Unary: {
         Halide::Expr a = expr(e.args[0]);
-        return e.op == Op::Not ? !a : -a;
+        return e.op == Op::Not ? !a : e.op == Op::BitNot ? ~a : -a;
       }
       case HlExpr::Kind::Binary: {
         Halide::Expr a = expr(e.args[0]), b = expr(e.args[1]);
@@ -325,22 +354,58 @@ struct Built {
           case Op::Ne: return a != b;
           case Op::And: return a && b;
           case Op::Or: return a || b;
+          case Op::BitAnd: return a & b;
+          case Op::BitOr: return a | b;
+          case Op::BitXor: return a ^ b;
+          case Op::Shl: return a << b;
+          case Op::Shr: return a >> b;
           default: break;
         }
         throw std::logic_error("halide jit: unexpected binary operator");
       }
       case HlExpr::Kind::Select: return Halide::select(expr(e.args[0]), expr(e.args[1]), expr(e.args[2]));
-      case HlExpr::Kind::ToInt: return Halide::cast<int32_t>(expr(e.args[0]));
+      case HlExpr::Kind::Cast:
+        return e.op == Op::SaturatingCast ? Halide::saturating_cast(halide_type(e.type), expr(e.args[0]))
+                                          : Halide::cast(halide_type(e.type), expr(e.args[0]));
       case HlExpr::Kind::ToBool: return expr(e.args[0]) != 0;
+      case HlExpr::Kind::Intrinsic: return intrinsic(e);
     }
     throw std::logic_error("halide jit: unexpected expression");
+  }
+
+  Halide::Expr intrinsic(const HlExpr& e) {
+    std::vector<Halide::Expr> a;
+    for (const HlExpr& x : e.args) a.push_back(expr(x));
+    switch (e.op) {
+      case Op::Abs: return Halide::abs(a[0]);
+      case Op::Absd: return Halide::absd(a[0], a[1]);
+      case Op::WideningAdd: return fixed_point::widening_add(a[0], a[1]);
+      case Op::WideningSub: return fixed_point::widening_sub(a[0], a[1]);
+      case Op::WideningMul: return fixed_point::widening_mul(a[0], a[1]);
+      case Op::SaturatingAdd: return fixed_point::saturating_add(a[0], a[1]);
+      case Op::SaturatingSub: return fixed_point::saturating_sub(a[0], a[1]);
+      case Op::HalvingAdd: return fixed_point::halving_add(a[0], a[1]);
+      case Op::HalvingSub: return fixed_point::halving_sub(a[0], a[1]);
+      case Op::RoundingHalvingAdd: return fixed_point::rounding_halving_add(a[0], a[1]);
+      case Op::RoundingShiftLeft: return fixed_point::rounding_shift_left(a[0], a[1]);
+      case Op::RoundingShiftRight: return fixed_point::rounding_shift_right(a[0], a[1]);
+      case Op::MulShiftRight: return fixed_point::mul_shift_right(a[0], a[1], a[2]);
+      case Op::RoundingMulShiftRight: return fixed_point::rounding_mul_shift_right(a[0], a[1], a[2]);
+      case Op::CountLeadingZeros: return Halide::count_leading_zeros(a[0]);
+      case Op::CountTrailingZeros: return Halide::count_trailing_zeros(a[0]);
+      case Op::Popcount: return Halide::popcount(a[0]);
+      case Op::Lerp: return Halide::lerp(a[0], a[1], a[2]);
+      default: break;
+    }
+    throw std::logic_error(std::string("halide jit: unexpected intrinsic ") + op_name(e.op));
   }
 };
 
 void define(Built& b, const HalidePlan& plan) {
-  for (const auto& [name, value] : plan.params) {
-    auto it = b.params.emplace(name, Halide::Param<int32_t>(name)).first;
-    it->second.set(value);
+  for (const HlParam& p : plan.params) {
+    auto it = b.params.emplace(p.name, Halide::Param<>(halide_type(p.type), p.name)).first;
+    if (p.type == Type::uint(64)) it->second.set(uint64_t(p.value));
+    else it->second.set(p.value);
   }
   for (const HlFunc& f : plan.funcs) b.funcs.emplace(f.name, Halide::Func(f.name));
   for (const HlFunc& f : plan.funcs) {
@@ -429,7 +494,10 @@ void schedule(Built& b, const HalidePlan& plan) {
   }
 }
 
-constexpr int32_t kUnwrittenOutput = int32_t(0xDEADBEEFu);
+// The byte every point of the output buffer holds before Halide runs: a point Halide never
+// writes must not pass for a computed value. The two runs use different bytes, so that a
+// narrow type's unwritten point equal to the reference in one run differs in the other.
+constexpr unsigned char kUnwrittenByte = 0xDE, kUnwrittenByteTraced = 0x5B;
 
 Halide::Target target_of(const std::string& t) {
   return t == "host" || t.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(t);
@@ -479,7 +547,10 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
   phase("bounds_query");
   std::vector<int> extents, mins;
   for (const auto& [mn, ln] : plan.window) mins.push_back(mn), extents.push_back(ln);
-  Halide::Buffer<int32_t> query(nullptr, extents);
+  const HlFunc* out_func = plan.find(plan.output);
+  Type out_type = out_func ? out_func->type : Type::int_(32);
+  Halide::Type out_htype = halide_type(out_type);
+  Halide::Buffer<> query(out_htype, nullptr, extents);
   if (!mins.empty()) query.set_min(mins);
   t0 = Clock::now();
   p.realize(&ctx, query, t);
@@ -527,11 +598,11 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
     }
     stride *= std::max(ext, 1);
   }
-  void* host = heap.allocate(std::max<uint64_t>(points, 1) * sizeof(int32_t));
+  size_t bytes = std::max<uint64_t>(points, 1) * size_t(out_htype.bytes());
+  void* host = heap.allocate(bytes);
   if (!host) throw std::bad_alloc();
-  // A sentinel, not 0: a point Halide never writes must not pass for a computed 0.
-  std::fill_n(static_cast<int32_t*>(host), std::max<uint64_t>(points, 1), kUnwrittenOutput);
-  Halide::Buffer<int32_t> buf(static_cast<int32_t*>(host), int(shape.size()), shape.data());
+  std::memset(host, opt.memcheck ? kUnwrittenByteTraced : kUnwrittenByte, bytes);
+  Halide::Buffer<> buf(out_htype, host, int(shape.size()), shape.data());
   for (const auto& [mn, ext] : r.output_region) ctx.output_realization.box.emplace_back(mn, int64_t(mn) + ext - 1);
   if (opt.memcheck) {
     uint64_t v = box_volume(ctx.output_realization.box);
@@ -559,7 +630,7 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
         rest /= len;
         offset += (coord - shape[d].min) * shape[d].stride;
       }
-      r.values.push_back(static_cast<int32_t*>(host)[offset]);
+      r.values.push_back(load_value(out_type, static_cast<const unsigned char*>(host) + offset * out_htype.bytes()));
     }
   }
   heap.release(host);
