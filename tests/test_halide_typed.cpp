@@ -79,10 +79,10 @@ TEST_CASE("Halide typed: the translation keeps every type, cast and intrinsic", 
   CHECK(plan.find("f")->type == Type::uint(16));
   std::string value = halide::hl_expr_cpp(plan.find("f")->stages[0].value);
   CHECK_THAT(value, Catch::Contains("fixed_point::widening_add(f_a(v_x), p_k)"));
-  CHECK_THAT(value, Catch::Contains("saturating_cast(UInt(8), (cast(Int(16), f_a(v_x)) - "
+  CHECK_THAT(value, Catch::Contains("saturating_cast<uint8_t>((cast<int16_t>(f_a(v_x)) - "
                                     "Internal::make_const(Int(16), INT64_C(300))))"));
   std::string fixed = halide::hl_expr_cpp(plan.find("fixed")->stages[0].value);
-  CHECK_THAT(fixed, Catch::Contains("fixed_point::rounding_halving_add(f_a(v_x), cast(UInt(8), Expr(3)))"));
+  CHECK_THAT(fixed, Catch::Contains("fixed_point::rounding_halving_add(f_a(v_x), cast<uint8_t>(Expr(3)))"));
   // The u64 bit pattern and the values Halide returns read back as halo's values.
   CHECK(halide::hl_value(Type::uint(64), -1) == Value::from_big(BigInt("18446744073709551615")));
   CHECK(halide::hl_value(Type::int_(8), -128) == Value(int64_t{-128}));

@@ -732,8 +732,8 @@ std::string hl_expr_cpp(const HlExpr& e) {
       return fmt::format("({} {} {})", hl_expr_cpp(e.args[0]), op_name(e.op), hl_expr_cpp(e.args[1]));
     case HlExpr::Kind::Select: return fmt::format("select({})", args());
     case HlExpr::Kind::Cast:
-      return fmt::format("{}({}, {})", e.op == Op::SaturatingCast ? "saturating_cast" : "cast", hl_type_cpp(e.type),
-                         hl_expr_cpp(e.args[0]));
+      return fmt::format("{}<{}>({})", e.op == Op::SaturatingCast ? "saturating_cast" : "cast",
+                         e.type.is_typed() ? e.type.c_type() : "int32_t", hl_expr_cpp(e.args[0]));
     case HlExpr::Kind::ToBool: return fmt::format("({} != 0)", hl_expr_cpp(e.args[0]));
     case HlExpr::Kind::Intrinsic:
       return fmt::format("{}{}({})", is_fixed_point_intrinsic(e.op) ? "fixed_point::" : "", hl_intrinsic_name(e.op),
