@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace halo::fuzz {
@@ -227,9 +228,50 @@ std::vector<std::string> features_in(const Program& prog) {
   return {out.begin(), out.end()};
 }
 
+namespace {
+// Every expression of the algorithm, once.
+void for_each_expr(const Program& prog, const std::function<void(const Expr&)>& f) {
+  std::function<void(const Expr&)> walk = [&](const Expr& e) {
+    f(e);
+    if (e->kind == ExprKind::Op)
+      for (const Expr& a : as<OpNode>(e).args) walk(a);
+    if (e->kind == ExprKind::Call)
+      for (const Expr& a : as<CallNode>(e).args) walk(a);
+  };
+  for (const FuncDef& fd : prog.pipeline.funcs) {
+    walk(fd.pure);
+    for (const UpdateStage& u : fd.updates) {
+      for (const RVar& r : u.rdom) walk(r.min), walk(r.len);
+      for (const Expr& a : u.lhs) walk(a);
+      walk(u.value);
+      if (u.predicate) walk(u.predicate);
+    }
+  }
+}
+}  // namespace
+
+std::vector<std::string> types_in(const Program& prog) {
+  std::set<std::string> s;
+  if (prog.pipeline.typed) for_each_expr(prog, [&](const Expr& e) { s.insert(e->type.to_string()); });
+  return {s.begin(), s.end()};
+}
+
+std::vector<std::string> halide_operators_in(const Program& prog) {
+  std::set<std::string> s;
+  for_each_expr(prog, [&](const Expr& e) {
+    if (e->kind != ExprKind::Op) return;
+    const auto& n = as<OpNode>(e);
+    if (n.sugar == OpSugar::ImplicitCast || !is_halide_op(n.op)) return;
+    s.insert(n.op == Op::Cast ? "cast" : op_name(n.op));
+  });
+  return {s.begin(), s.end()};
+}
+
 void Coverage::add_program(const Program& prog) {
   for (const std::string& n : directives_in(prog)) ++directives[n];
   for (const std::string& n : features_in(prog)) ++features[n];
+  for (const std::string& n : types_in(prog)) ++types[n];
+  for (const std::string& n : halide_operators_in(prog)) ++operators[n];
 }
 
 void Coverage::add_outcomes(const std::vector<std::string>& tags) {
@@ -279,7 +321,7 @@ nlohmann::json Coverage::to_json() const {
   }
   return {{"directives", d},          {"features", f},           {"outcomes", o},
           {"directives_reached", dr}, {"features_reached", fr}, {"not_reached", not_reached()},
-          {"combinations", c}};
+          {"combinations", c},        {"types", types},          {"operators", operators}};
 }
 
 }  // namespace halo::fuzz

@@ -37,8 +37,15 @@ std::vector<std::string> combinations_in(const Program& prog);
 // combination can say how many of its cases really reached the compiler's code).
 inline constexpr const char* kRanTag = "ran";
 
+// A typed program's value types (u8, i16, bool, ...) and Halide's own operators it writes
+// (widening_add, saturating_cast, <<, ...): what a typed campaign reached. Empty for an
+// untyped program.
+std::vector<std::string> types_in(const Program& prog);
+std::vector<std::string> halide_operators_in(const Program& prog);
+
 struct Coverage {
   std::map<std::string, uint64_t> directives, features, outcomes;  // name → number of cases
+  std::map<std::string, uint64_t> types, operators;                // typed programs (types_in, halide_operators_in)
   struct Reach {
     uint64_t cases = 0, ran = 0;
   };
@@ -49,7 +56,7 @@ struct Coverage {
   void add_case(const Program& prog, const std::vector<std::string>& outcome_tags);
   // {"directives": {name: count, ...}, "features": {...}, "outcomes": {...},
   //  "directives_reached": "k/n", "features_reached": "k/n", "not_reached": [...],
-  //  "combinations": {name: {"cases", "ran"}, ...}}
+  //  "combinations": {name: {"cases", "ran"}, ...}, "types": {...}, "operators": {...}}
   nlohmann::json to_json() const;
   // Names of directives and features no case reached.
   std::vector<std::string> not_reached() const;

@@ -478,6 +478,7 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide-shift-pure-stage-of-updated-func-wrong-output.halo", "halide-wrong_output:run"},
       {"halide-predicate-stores-producer-overread.halo", "halide-memory_violation:memcheck_run"},
       {"halide-mul-shift-right-64-internal-error.halo", "halide-internal_error:compile"},
+      {"halide-simplifier-introduces-int32-overflow.halo", "halide-wrong_output:run"},
   };
   Limits lim = fuzz::default_case_limits();
   CandidateOptions ho = fast_candidate_options();

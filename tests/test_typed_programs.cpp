@@ -192,7 +192,7 @@ TEST_CASE("typed: printing then parsing a typed program is the identity", "[type
   }
 }
 
-TEST_CASE("typed: lowering keeps the types; bounds inference and the machine say they do not take them yet",
+TEST_CASE("typed: lowering keeps the types, bounds inference and the machine say they do not take them yet",
           "[types]") {
   Program p = test::parse_valid(kUnsharp);
   TgtProgram t = lower_pipeline(p);

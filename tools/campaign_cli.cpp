@@ -108,6 +108,10 @@ void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, std
     if (it != s.coverage.combinations.end()) combos.push_back(fmt::format("{} {} ({} ran)", n, it->second.cases, it->second.ran));
   }
   if (!combos.empty()) out << "  combinations: " << fmt::format("{}", fmt::join(combos, ", ")) << "\n";
+  if (!s.coverage.types.empty()) {
+    out << "  types (cases): " << outcome_list(s.coverage.types) << "\n";
+    out << "  Halide operators (cases): " << outcome_list(s.coverage.operators) << "\n";
+  }
   for (size_t i = 0; i < s.findings.size(); ++i) {
     const fuzz::FindingReport& f = s.findings[i];
     out << fmt::format("\nfinding {}: case {} (size {}): {}\n  {}\n", i + 1, f.index, f.seed.size, f.kind, f.detail);

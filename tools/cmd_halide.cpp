@@ -5,6 +5,7 @@
 #include "candidates/halide/versions.hpp"
 #include "candidates/registry.hpp"
 #include "fuzz/candidate_campaign.hpp"
+#include "fuzz/expr_gen.hpp"
 #include "fuzz/halide_gen.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
@@ -161,8 +162,9 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
                  "with --target halide: group the findings by failure signature, one representative each");
   fuzz->add_option("--generator", f.generator,
                    "with --target halide: the cases drawn: halide (stencil chains over x, y with the schedules where "
-                   "Halide's miscompilations live; docs/fuzzing.md) or semantics (the generator of --target self)")
-      ->check(CLI::IsMember({"halide", "semantics"}))
+                   "Halide's miscompilations live; docs/fuzzing.md), expr (one random typed expression over typed "
+                   "input lanes, scalar or vectorized; docs/types.md) or semantics (the generator of --target self)")
+      ->check(CLI::IsMember({"halide", "expr", "semantics"}))
       ->capture_default_str();
   fuzz->add_option("--weight", f.weights,
                    "with --target halide: NAME=PERCENT, how often the halide generator draws a pattern (repeatable; "
@@ -198,9 +200,12 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
     for (const std::string& w : f.weights) weights.set(w);
     c.generator = [weights](const fuzz::CaseSeed& s) { return fuzz::generate_halide_case(s, weights); };
     c.record_extra["generator"] = {{"name", "halide"}, {"weights", weights.to_json()}};
+  } else if (!f.weights.empty()) {
+    throw InputError(Diagnostic{"--weight", {}, "weights are the halide generator's (--generator halide)"});
+  } else if (f.generator == "expr") {
+    c.generator = [](const fuzz::CaseSeed& s) { return fuzz::generate_expr_case(s); };
+    c.record_extra["generator"] = {{"name", "expr"}};
   } else {
-    if (!f.weights.empty())
-      throw InputError(Diagnostic{"--weight", {}, "weights are the halide generator's (--generator halide)"});
     c.record_extra["generator"] = {{"name", "semantics"}};
   }
   bool triage = f.triage;
