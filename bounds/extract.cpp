@@ -476,7 +476,6 @@ Query window_conjunct(const TgtProgram& t, const QueryShape& sh) {
 
 // B(pipeline f(p̄, x̄_min, x̄_len) : s) = ∀ p ∈ [-∞, ∞] : B(s) ∧ [x_min, x_len] ∈ ?cpu f fig. 2.10a
 Query extract_query(const TgtProgram& t) {
-  refuse_typed(t, "bounds inference (fig. 2.10)");
   QueryShape sh = query_shape(t);
   Query q = conj({Extractor(sh).b(t.body), window_conjunct(t, sh)});
   std::vector<std::string> vars = t.params;
@@ -714,6 +713,8 @@ nlohmann::json to_json(const Query& q, const std::map<HoleLabel, std::vector<std
 nlohmann::json query_to_json(const Query& q) { return to_json(q, nullptr); }
 
 nlohmann::json query_to_json(const Query& q, const TgtProgram& t) {
+  // The JSON form has no types yet: an engine would read a typed program's operators as ℤ's.
+  refuse_typed(t, "the bounds-engine protocol (docs/bounds-engines.md)");
   auto scopes = hole_scopes(t);
   nlohmann::json j = to_json(q, &scopes);
   j["pipeline"] = t.name;

@@ -199,6 +199,50 @@ SymInterval op_interval_beta0(const OpNode& n, const std::vector<SymInterval>& w
   return SymInterval::everything();  // unreachable: every operator is handled above
 }
 
+// The interval of every value of type t: its range for a type of at most 16 bits, and
+// unbounded beyond (a range of 2^32 points bounds nothing usefully: β0 gives up on it as
+// on any unbounded index, as the thesis's rules do on a func value).
+SymInterval type_range(Type t) {
+  if (t.bits() > 16) return SymInterval::everything();
+  return SymInterval::of_bounds(make_const(t.min()), make_const(t.max()));
+}
+
+// Does the interval lie in t's range, with constant bounds?
+bool within(const SymInterval& i, Type t) {
+  if (i.unbounded) return false;
+  auto lo = small_const(i.min), hi = small_const(i.max());
+  return lo && hi && t.can_represent(Value(*lo)) && t.can_represent(Value(*hi));
+}
+
+// I(e) for a typed node whose value is not its operator's ℤ value (typed_sensitive,
+// docs/types.md "Bounds"): every value of e has e's type, so the type's range bounds it;
+// where the ℤ rule's interval lies inside the range no wrap can happen and it holds.
+SymInterval typed_op_interval(const OpNode& n, const IntervalEnv& env) {
+  Type t = n.type;
+  std::vector<SymInterval> w;
+  for (const Expr& a : n.args) w.push_back(interval_of(a, env));
+  switch (n.op) {
+    // A cast to a type that holds every value of the operand's type changes no value; one
+    // of an operand inside the target's range neither; a saturating cast clamps.
+    case Op::Cast:
+      if (t.can_represent(n.args[0]->type) || within(w[0], t)) return w[0];
+      return type_range(t);
+    case Op::SaturatingCast:
+      if (t.can_represent(n.args[0]->type) || within(w[0], t)) return w[0];
+      if (w[0].unbounded || t.bits() > 16) return type_range(t);
+      return SymInterval::of_bounds(simp_min(simp_max(w[0].min, make_const(t.min())), make_const(t.max())),
+                                    simp_max(simp_min(w[0].max(), make_const(t.max())), make_const(t.min())));
+    // min, max and select choose one of their operands (of type t): no wrap.
+    case Op::Min: case Op::Max: case Op::Select: return op_interval_beta0(n, w);
+    // ℤ's operators on a wrapping type: ℤ's interval where it stays inside the range.
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Neg: {
+      SymInterval z = op_interval_beta0(n, w);
+      return within(z, t) ? z : type_range(t);
+    }
+    default: return type_range(t);  // comparisons (bool), bitwise operators, intrinsics
+  }
+}
+
 }  // namespace
 
 ExprVars vars_of(const Expr& e) {
@@ -223,15 +267,18 @@ SymInterval interval_of(const Expr& e, const IntervalEnv& env) {
     }
     // I(f[ē]) fig. 2.10b: [-∞, ∞] — β0 knows nothing of func values; β1 bounds them at
     // the point read (bounds/func_values.hpp).
+    // A typed program's func of a narrow type holds only values of that type
+    // (docs/types.md "Bounds"), which bounds a read of it as Halide's bounds inference does.
     case ExprKind::Call:
       if (env.rules && env.rules->func_values) return env.rules->func_values->of_read(as<CallNode>(e), env);
-      return SymInterval::everything();
+      return e->type.is_typed() ? type_range(e->type) : SymInterval::everything();
     // I(?ℓ) (elided in fig. 2.10b): Γ(?ℓ) once determined, unbounded before.
     case ExprKind::Hole: {
       auto it = env.holes.find(as<HoleNode>(e).label);
       return it == env.holes.end() ? SymInterval::everything() : it->second;
     }
     case ExprKind::Op: {
+      if (typed_sensitive(as<OpNode>(e))) return typed_op_interval(as<OpNode>(e), env);
       if (env.rules && env.rules->literal) return op_interval(as<OpNode>(e), env);
       Expr s = simplify(e);  // a select with a constant condition, 0 * f[x], ... fold first
       if (s->kind != ExprKind::Op) return interval_of(s, env);

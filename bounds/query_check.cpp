@@ -2,6 +2,7 @@
 #include "bounds/query_check.hpp"
 
 #include "bounds/extract.hpp"
+#include "semantics/type_ops.hpp"
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
@@ -332,7 +333,7 @@ class Checker {
         std::array<Value, 3> args;
         size_t k = 0;
         for (const auto& a : n.args) args.at(k++) = eval(a);
-        return apply_op(n.op, std::span<const Value>(args.data(), k));
+        return apply_op_node(n, std::span<const Value>(args.data(), k));
       }
       case ExprKind::Call: {  // READ, on the buffers as the run has filled them so far
         const auto& n = as<CallNode>(e);

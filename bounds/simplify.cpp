@@ -4,6 +4,7 @@
 #include "support/command_budget.hpp"
 
 #include "semantics/printer.hpp"
+#include "semantics/type_ops.hpp"
 
 #include <array>
 #include <functional>
@@ -158,13 +159,25 @@ Expr simplify_top(Op op, std::vector<Expr> args, SourceLoc loc) {
 
 }  // namespace
 
+bool typed_sensitive(const OpNode& n) { return n.type.is_typed() && (is_halide_op(n.op) || n.type.wraps()); }
+
 Expr simplify(const Expr& e) {
   if (!e || e->kind != ExprKind::Op) return e;
   tick_command_budget();  // bounds inference and lifting poll the command's budget
   const auto& n = as<OpNode>(e);
   std::vector<Expr> args;
   args.reserve(n.args.size());
-  for (const Expr& a : n.args) args.push_back(simplify(a));
+  bool all_const = true;
+  for (const Expr& a : n.args) {
+    args.push_back(simplify(a));
+    all_const = all_const && args.back()->kind == ExprKind::Const;
+  }
+  if (typed_sensitive(n)) {
+    if (!all_const) return std::make_shared<OpNode>(n.op, std::move(args), n.loc, n.sugar, n.type);
+    std::vector<Value> vs;
+    for (const Expr& a : args) vs.push_back(as<ConstNode>(a).value);
+    return make_const(apply_op_node(n, vs), n.loc, n.type);
+  }
   return simplify_top(n.op, std::move(args), e->loc);
 }
 

@@ -13,6 +13,10 @@
 //   * min / max / comparisons whose operands differ by a constant (min(x, x + 3) = x);
 //   * select with a constant condition or identical branches; x / ±1, x % ±1, 0 / x, 0 % x.
 //
+// A typed program's node whose value is not its operator's value in ℤ (a wrapping type, a
+// saturation, one of Halide's operators; docs/types.md) is kept as it is, its operands
+// simplified, and folded only when they are all constants, with its typed rule.
+//
 // Assumption (docs/beta0.md): the expressions are error-free integer expressions — bounds
 // expressions over parameters, window and loop variables. With error values (Def. 2.6)
 // some rewrites would not hold (x - x is err_mem when x is, not 0; x * 0 drops an error),
@@ -28,6 +32,10 @@
 namespace halo {
 
 Expr simplify(const Expr& e);
+
+// Is n such a node (see above)? Signed 32- and 64-bit arithmetic is not: where it is
+// defined it is ℤ's.
+bool typed_sensitive(const OpNode& n);
 
 // The constant an expression is, if it is one (after simplification or not).
 std::optional<Value> const_value(const Expr& e);

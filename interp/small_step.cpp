@@ -17,7 +17,7 @@
 #include "interp/small_step.hpp"
 
 #include "support/big_stack.hpp"
-#include "semantics/typing.hpp"
+#include "semantics/type_ops.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/tgt_printer.hpp"
 
@@ -49,6 +49,7 @@ namespace {
 struct CExpr {
   ExprKind kind = ExprKind::Const;  // never Hole: holes are rejected when compiling
   Op op = Op::Add;
+  const OpNode* typed = nullptr;      // Op in a typed program: the node (its types decide the value)
   uint32_t slot = 0;                  // Var: variable slot; Call: func slot
   std::vector<const CExpr*> args;     // Op: operands; Call: indices
   Value value;                        // Const
@@ -109,6 +110,7 @@ class Compiler {
       case ExprKind::Op: {
         const auto& n = as<OpNode>(e);
         c.op = n.op;
+        if (n.type.is_typed() || is_halide_op(n.op)) c.typed = &n;
         if (int(n.args.size()) != op_arity(n.op))
           fail(e->loc, fmt::format("malformed program: operator '{}' takes {} operand(s), not {}", op_name(n.op),
                                    op_arity(n.op), n.args.size()));
@@ -678,7 +680,8 @@ RunResult Machine::execute() {
               for (size_t i = base; i < vals_.size(); ++i) cs.push_back(make_const(vals_[i]));
               return print_expr(make_op(op->op, std::move(cs)));
             });
-            Value r = apply_op(op->op, std::span<const Value>(vals_.data() + base, op->args.size()));
+            std::span<const Value> operands(vals_.data() + base, op->args.size());
+            Value r = op->typed ? apply_op_node(*op->typed, operands) : apply_op(op->op, operands);
             vals_.resize(base);
             vals_.push_back(std::move(r));
             k_.pop_back();
@@ -865,7 +868,6 @@ RunResult Machine::execute() {
 }  // namespace
 
 RunResult run_tgt(const TgtProgram& p, const Input& in, const Limits& lim, TraceSink* trace) {
-  refuse_typed(p, "the small-step machine (fig. 2.8)");
   // Compiling recurses over the program, and messages print expressions recursively:
   // both run on the big stack so that no program can overflow the thread's stack.
   RunResult r;

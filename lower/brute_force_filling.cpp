@@ -2,6 +2,8 @@
 // Tgt with unbounded sparse buffers, run to a fixpoint of the demand.
 #include "lower/brute_force_filling.hpp"
 
+#include "semantics/type_ops.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -173,7 +175,7 @@ class Interpreter {
           throw InputError(Diagnostic{file_, e->loc, std::string("wrong number of operands for ") + op_name(n.op)});
         std::vector<Value> args;
         for (const auto& a : n.args) args.push_back(eval(a));
-        return apply_op(n.op, args);
+        return apply_op_node(n, args);
       }
       case ExprKind::Call: {
         const auto& n = as<CallNode>(e);

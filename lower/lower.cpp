@@ -71,7 +71,7 @@ class LabelAccesses : public ExprMutator {
   Expr mutate_call(const Expr& e) override {
     Expr m = ExprMutator::mutate_call(e);
     const auto& n = as<CallNode>(m);
-    return make_call(n.func, n.args, n.loc, label_of(n.func));
+    return make_call(n.func, n.args, n.loc, label_of(n.func), n.type);
   }
 
  private:

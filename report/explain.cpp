@@ -7,6 +7,8 @@
 // the machine, the evaluators and the bounds passes themselves.
 #include "report/explain.hpp"
 
+#include "semantics/typing.hpp"
+
 #include "bounds/beta0.hpp"
 #include "bounds/extract.hpp"
 #include "bounds/query_check.hpp"
@@ -533,6 +535,7 @@ void derive(const Program& prog, const Input& in, const ExplainOptions& opts, Ex
 }  // namespace
 
 Explanation explain_program(const Program& prog, const std::string& source, const ExplainOptions& opts) {
+  refuse_typed(prog, "halo explain");
   Explanation e;
   e.file = prog.file;
   e.source = source;

@@ -485,7 +485,7 @@ struct Respecialize : StmtMutator, ExprMutator {
     Expr m = ExprMutator::mutate_call(e);
     const auto& c = as<CallNode>(m);
     if (!c.label.labelled() || !renames(c.func, c.label.spec)) return m;
-    return make_call(c.func, c.args, m->loc, FuncLabel{c.label.stage, j});
+    return make_call(c.func, c.args, m->loc, FuncLabel{c.label.stage, j}, c.type);
   }
   Expr mutate_hole(const Expr& e) override {
     const auto& h = as<HoleNode>(e);

@@ -287,9 +287,9 @@ void type_program(Program& p) {
 namespace {
 [[noreturn]] void refuse(const std::string& file, SourceLoc loc, const char* what) {
   throw InputError(Diagnostic{file, loc,
-                              fmt::format("{} does not take typed programs yet: halo check, halo eval, halo "
-                                          "schedule and halo oracle --target halide run them (docs/types.md, "
-                                          "\"What runs typed programs\")",
+                              fmt::format("{} does not take typed programs yet: halo check, eval, schedule, "
+                                          "lower, bounds, run and oracle (halo's own pipeline and Halide) do "
+                                          "(docs/types.md, \"What runs typed programs\")",
                                           what)});
 }
 }  // namespace
