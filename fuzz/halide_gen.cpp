@@ -61,6 +61,7 @@ const T& pick(const std::vector<T>& options) {
 
 struct Func {
   std::string name;
+  Type type;          // typed cases: the func's declared type
   std::string text;  // its `fun` line(s)
   bool has_update = false;
   bool update_has_rdom_loop = false;  // the update iterates r (rfactor'able)
@@ -79,6 +80,8 @@ class Builder {
     two_d_ = chance(w_["two_d"]);
     int n = 2 + small_int(0, c_.max_funcs - 2);
     use_param_ = chance(w_["specialize"]);
+    // No draw at weight 0: the untyped cases of a seed stay what they were before types.
+    typed_ = w_["typed"] > 0 && chance(w_["typed"]);
     // Two sibling producers of one consumer, fused at their outermost loops: Halide refuses
     // compute_with between a func and its own consumer, or between the stages of one func.
     if (chance(w_["compute_with"])) {
@@ -103,7 +106,7 @@ class Builder {
  private:
   const HalideGenConfig& c_;
   const HalideGenWeights& w_;
-  bool two_d_ = true, use_param_ = false;
+  bool two_d_ = true, use_param_ = false, typed_ = false;
   int sibling_ = -1;  // funcs sibling_ and sibling_ + 1 both feed sibling_ + 2; -1: none
   std::vector<Func> funcs_;
   std::vector<std::pair<int, std::string>> directives_;  // (phase, text)
@@ -180,6 +183,7 @@ class Builder {
       rdom = fmt::format("rdom(r = ({}, {}), s = ({}, {}))", r0, rn, s0, sn);
     }
     std::string at = two_d_ ? fmt::format("{}[x + r, y{}]", g, two ? " + s" : "") : fmt::format("{}[x + r]", g);
+    if (typed_) at = fmt::format("{}({})", f.type.to_string(), at);
     std::string self = fmt::format("{}[{}]", f.name, args());
     std::string value = chance(30) ? fmt::format("max({}, {})", self, at) : fmt::format("{} + {}", self, at);
     std::string pred;
@@ -193,9 +197,14 @@ class Builder {
   Func make_func(int i) {
     Func f;
     f.name = fmt::format("f{}", i);
-    std::string pure = input_of(i) < 0 ? source_value() : stencil(i);
-    if (sibling_ >= 0 && i == sibling_ + 2) pure = fmt::format("{} + {}", pure, read(funcs_[size_t(i - 2)].name));
-    f.text = fmt::format("  fun {}({}) = {{ {}", f.name, args(), pure);
+    std::string pure = typed_ ? (input_of(i) < 0 ? typed_source(f) : typed_stencil(i, f))
+                              : (input_of(i) < 0 ? source_value() : stencil(i));
+    if (sibling_ >= 0 && i == sibling_ + 2) {
+      std::string other = read(funcs_[size_t(i - 2)].name);
+      pure = typed_ ? fmt::format("{} + {}({})", pure, f.type.to_string(), other) : fmt::format("{} + {}", pure, other);
+    }
+    f.text = typed_ ? fmt::format("  fun {}({}) : {} = {{ {}", f.name, args(), f.type.to_string(), pure)
+                    : fmt::format("  fun {}({}) = {{ {}", f.name, args(), pure);
     if (input_of(i) >= 0 && chance(w_["update"])) {
       f.has_update = true;
       f.text += "; " + update(i, f);
@@ -209,9 +218,68 @@ class Builder {
     return pick(std::vector<std::string>{"guard", "shift", "round"});
   }
 
-  std::string split_text(const std::string& loop, const char* outer, const char* inner) {
+  // `wide`: the split may draw 16 to 64 lanes (typed cases, the output's pure stage only: a
+  // producer computed inside a vectorized loop of its consumer and vectorized 64 wide
+  // itself takes Halide minutes to compile, which a campaign would report as a hang).
+  std::string split_text(const std::string& loop, const char* outer, const char* inner, bool wide = false) {
     std::string strategy = tail();
-    return fmt::format("split({}, {}, {}, {}, {})", loop, outer, inner, 1 + small_int(0, c_.max_factor - 1), strategy);
+    // typed_ is false in every case drawn at weight typed=0: no draw is added there.
+    int factor = typed_ && wide && chance(w_["wide_vector"]) ? 16 << small_int(0, 2)
+                                                            : 1 + small_int(0, c_.max_factor - 1);
+    return fmt::format("split({}, {}, {}, {}, {})", loop, outer, inner, factor, strategy);
+  }
+
+  // ---- typed cases
+  // The image type of the first func; the wider type a stage computes in (none beyond 32 bits).
+  static Type wider(Type t) { return t.bits() >= 32 ? t : t.widen(); }
+
+  std::string typed_source(Func& f) {
+    f.type = pick(std::vector<Type>{Type::uint(8), Type::uint(16), Type::int_(16)});
+    return fmt::format("{}({})", f.type.to_string(), source_value());
+  }
+
+  // A typed stencil: reads widened to W = wider(T), combined in W, narrowed to T or kept
+  // in W. `in` is the func read first, of type T.
+  std::string typed_stencil(int i, Func& f) {
+    int in = input_of(i);
+    Type t = funcs_[size_t(in)].type, w = wider(t);
+    std::string wn = w.to_string();
+    bool second_read_allowed = in >= 1 && !(sibling_ >= 0 && (i == sibling_ + 1 || i == sibling_ + 2));
+    auto source = [&] {
+      return second_read_allowed && chance(w_["second_read"]) ? funcs_[size_t(in - 1)].name : funcs_[size_t(in)].name;
+    };
+    auto widened = [&](const std::string& g) { return fmt::format("{}({})", wn, read(g)); };
+    std::string e;
+    int terms = 1 + small_int(0, 2);
+    for (int k = 0; k < terms; ++k) {
+      std::string term;
+      std::string g = funcs_[size_t(in)].name;
+      switch (w != t ? small_int(0, 4) : 0) {
+        case 1: term = fmt::format("widening_add({}, {})", read(g), read(g)); break;
+        case 2: term = fmt::format("widening_mul({}, {}({}))", read(g), t.to_string(), small_int(1, 3)); break;
+        case 3: term = fmt::format("{}(absd({}, {}))", wn, read(g), read(g)); break;
+        case 4: term = fmt::format("{}(rounding_halving_add({}, {}))", wn, read(g), read(g)); break;
+        default: term = small_int(0, 1) ? widened(source()) : fmt::format("{} * {}", widened(source()), small_int(2, 3));
+      }
+      e = e.empty() ? term : fmt::format("{} + {}", e, term);
+    }
+    switch (small_int(0, 5)) {
+      case 1: e = fmt::format("min(max({}, {}), {})", e, w.is_uint() ? 0 : small_int(-20, 0), small_int(1, 200)); break;
+      case 2: e = fmt::format("({}) / 2", e); break;
+      case 3: e = fmt::format("select({}({}) < {}({}), {}, {})", t.to_string(), read(funcs_[size_t(in)].name),
+                              t.to_string(), read(funcs_[size_t(in)].name), e, widened(funcs_[size_t(in)].name));
+        break;
+      default: break;
+    }
+    // Narrow back to T, or keep W.
+    f.type = chance(60) ? t : w;
+    if (f.type == w) return e;
+    switch (small_int(0, 3)) {
+      case 1: return fmt::format("{}(({}) >> {})", t.to_string(), e, small_int(1, 3));
+      case 2: return fmt::format("saturating_cast<{}>(rounding_shift_right({}, {}))", t.to_string(), e, small_int(1, 3));
+      case 3: return fmt::format("{}({})", t.to_string(), e);
+      default: return fmt::format("saturating_cast<{}>({})", t.to_string(), e);
+    }
   }
 
   // Splits and tiles the pure stage of f; returns its loops, outermost first.
@@ -220,7 +288,7 @@ class Builder {
     auto loop = [&](const std::string& v, int stage = 0) { return fmt::format("<{}, 0, {}, {}>", f.name, stage, v); };
     bool sx = chance(w_["split"]);
     if (sx) {
-      add(DirectiveKind::Split, split_text(loop("x"), "xo", "xi"));
+      add(DirectiveKind::Split, split_text(loop("x"), "xo", "xi", &f == &funcs_.back()));
       loops.pop_back();
       loops.push_back("xo");
       loops.push_back("xi");

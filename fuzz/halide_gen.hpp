@@ -17,6 +17,13 @@
 // values), and rdom extents are positive, so almost no case is out of Halide's model or
 // has a reference error.
 //
+// A typed case (docs/types.md) is what image and ML pipelines are: the first func a u8,
+// u16 or i16 image, each stencil widening its reads (a cast, widening_add, widening_mul),
+// computing in the wider type, then narrowing back (saturating_cast, a shift right or a
+// rounding shift right and a cast) or keeping the wide type for the next stage; absd,
+// averages (halving and rounding-halving adds) and bool masks under select; split factors
+// of 16 to 64 for vector lanes of narrow types.
+//
 // The generator draws with RapidCheck, so each case shrinks, and each feature's choice
 // shrinks towards leaving the feature out; the fig. 2.11 part of the schedule is made
 // valid by dropping what halo's rules reject (fuzz/schedule_tree.hpp, keep_valid), while
@@ -61,6 +68,11 @@ struct HalideGenWeights {
       {"rfactor", 30},         // an update's rdom loop is rfactor'ed
       {"compute_with", 8},     // two sibling producers of one consumer are fused (compute_with)
       {"specialize", 10},      // the output is specialized on a parameter
+      // Halide's types: a u8/u16/i16 image, widened, computed, narrowed back. Off by default
+      // so that the seeds and fuzzer inputs of earlier campaigns still denote their cases
+      // (`--weight typed=50` draws half the cases typed).
+      {"typed", 0},
+      {"wide_vector", 40},     // in a typed case, the output's x split by 16, 32 or 64 (vector lanes of narrow types)
   };
   // Sets NAME=PERCENT; throws InputError naming the weights when NAME is unknown or the
   // percent is outside 0..100.

@@ -2,6 +2,7 @@
 // valid, stay inside Halide's Int(32) model and have no reference error (issue 17 asks
 // for at most 3% each), they reach the patterns where Halide's bugs live, and the weights
 // steer it.
+#include "fuzz/coverage.hpp"
 #include "fuzz/halide_gen.hpp"
 #include "interp/fast_eval.hpp"
 #include "candidates/halide/int32_model.hpp"
@@ -82,6 +83,40 @@ TEST_CASE("halide generator: valid cases inside Int32 that reach Halide's bug pa
   }
   CHECK(reached["compute at an inner split variable, stored above"] * 10 >= n);  // a tenth of the cases at least
   CHECK(reached["a producer computed at a loop with a split of its own"] * 10 >= n);
+}
+
+TEST_CASE("halide generator: typed cases are image pipelines that widen, compute and narrow", "[fuzz][halide-gen][types]") {
+  fuzz::HalideGenWeights w;
+  w.set("typed=100");
+  std::map<std::string, int> ops, types;
+  int wide_vectors = 0, undefined = 0;
+  for (int k = 0; k < 200; ++k) {
+    Program p = fuzz::generate_halide_case(fuzz::campaign_case(13, uint64_t(k)), w).value();
+    INFO(print_program(p));
+    REQUIRE(p.pipeline.typed);
+    REQUIRE(validate_program(p).empty());
+    REQUIRE_NOTHROW(schedule_formal_part(p));
+    for (const std::string& o : fuzz::halide_operators_in(p)) ++ops[o];
+    types[p.pipeline.funcs.front().type.to_string()]++;
+    if (p.schedule)
+      for (const Directive& d : *p.schedule)
+        if (d.kind == DirectiveKind::Split && d.exprs.size() == 1 && d.exprs[0]->kind == ExprKind::Const &&
+            as<ConstNode>(d.exprs[0]).value.as_int64().value_or(0) >= 16)
+          ++wide_vectors;
+    for (const Value& v : evaluate_fast(p.pipeline, resolve_input(p, {}), Limits{}).values)
+      if (!v.is_int()) {
+        ++undefined;
+        break;
+      }
+  }
+  for (const char* t : {"u8", "u16", "i16"}) CHECK(types[t] > 20);
+  for (const char* o : {"cast", "saturating_cast", "widening_add", "widening_mul", "absd", "rounding_halving_add",
+                        "rounding_shift_right", ">>"}) {
+    INFO(o);
+    CHECK(ops[o] > 5);
+  }
+  CHECK(wide_vectors > 20);
+  CHECK(undefined * 100 <= 3 * 200);  // image arithmetic wraps or saturates; it is not undefined
 }
 
 TEST_CASE("halide generator: weights steer it and are checked", "[fuzz][halide-gen]") {
