@@ -320,6 +320,15 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
           v.detail = fmt::format("Halide refuses this use of its own directives, which halo's rules do not judge "
                                  "(during {}): {}",
                                  v.phase, first_line(r->message));
+        } else if (r->message.find("Signed integer overflow occurred during constant-folding") != std::string::npos &&
+                   count_undefined(ref) > 0) {
+          // Halide's simplifier proved, at compile time, an overflow the reference finds
+          // too: the program is undefined where it overflows (decision 22), and Halide may
+          // refuse it (its constant folding turns a provable signed overflow into an error).
+          v.outcome = HalideOutcome::OutOfModel;
+          v.detail = fmt::format("Halide refuses a signed overflow it proved while constant-folding, and the "
+                                 "reference is undefined at {} point(s) of R(z) (during {}): {}",
+                                 count_undefined(ref), v.phase, first_line(r->message));
         } else {
           v.outcome = HalideOutcome::Rejected;
           v.detail = fmt::format("Halide rejects a program halo accepts (during {}): {}", v.phase,
