@@ -52,19 +52,49 @@ inline bool word_relational(Op op, int64_t x, int64_t y, int64_t& out) {
 }
 
 // Halide's arithmetic on the word-sized path, for types of at most 32 bits, where the
-// exact result of + - * on two operands fits in 64 bits: the exact result, then the type's
-// rule (type_ops.hpp). False where the result is Int(32)-undefined or the operator is not
-// one of these (the caller then takes the path on Values, apply_typed_op).
+// exact result of each operator below fits in 64 bits: the exact result, then the type's
+// rule — the same definitions as apply_typed_op (type_ops.cpp), on machine words. False
+// where the result is Int(32)-undefined or the operator is not one of these (shifts, the
+// rounding shifts, mul_shift_right, lerp: the caller then takes the path on Values).
 inline bool typed_fast(Op op, const TypedOp& t, int64_t x, int64_t y, int64_t z, int64_t& out) {
   const Type r = t.result;
   if (r.bits() > 32 || t.args[0].bits() > 32) return false;
+  auto clamp_to = [&](int64_t v) {  // saturate
+    int64_t lo = r.is_int() ? -(int64_t{1} << (r.bits() - 1)) : 0;
+    int64_t hi = r.is_int() ? (int64_t{1} << (r.bits() - 1)) - 1 : (int64_t{1} << r.bits()) - 1;
+    return std::clamp(v, lo, hi);
+  };
   int64_t v;
   switch (op) {
-    case Op::Add: v = x + y; break;
-    case Op::Sub: v = x - y; break;
-    case Op::Mul: v = x * y; break;
+    case Op::Add: case Op::WideningAdd: v = x + y; break;
+    case Op::Sub: case Op::WideningSub: v = x - y; break;
+    // Unsigned: two u32 operands' product exceeds int64; its low bits are the wrapped result,
+    // and two Int(32) operands' product always fits.
+    case Op::Mul: case Op::WideningMul: v = int64_t(uint64_t(x) * uint64_t(y)); break;
+    case Op::Div: fast::div(x, y, v); break;  // Euclidean, x / 0 = 0
+    case Op::Mod: fast::mod(x, y, v); break;
     case Op::Neg: v = -x; break;
     case Op::Cast: v = x; break;
+    case Op::Abs: v = x < 0 ? -x : x; break;
+    case Op::Absd: v = x < y ? y - x : x - y; break;
+    case Op::HalvingAdd: v = (x + y) >> 1; break;  // floor
+    case Op::RoundingHalvingAdd: v = (x + y + 1) >> 1; break;
+    case Op::HalvingSub: v = (x - y) >> 1; break;
+    case Op::BitAnd: v = x & y; break;  // on sign-extended words: the sign extension of the result
+    case Op::BitOr: v = x | y; break;
+    case Op::BitXor: v = x ^ y; break;
+    case Op::BitNot: v = ~x; break;
+    case Op::SaturatingCast: out = clamp_to(x); return true;
+    case Op::SaturatingAdd: out = clamp_to(x + y); return true;
+    case Op::SaturatingSub: out = clamp_to(x - y); return true;
+    case Op::CountLeadingZeros: case Op::CountTrailingZeros: case Op::Popcount: {
+      const int n = t.args[0].bits();
+      uint64_t p = uint64_t(x) & ((uint64_t{1} << n) - 1);
+      if (op == Op::Popcount) out = __builtin_popcountll(p);
+      else if (p == 0) out = n;
+      else out = op == Op::CountTrailingZeros ? __builtin_ctzll(p) : __builtin_clzll(p) - (64 - n);
+      return true;
+    }
     case Op::Not: out = !x; return true;
     case Op::Select: out = x ? y : z; return true;
     default: return word_relational(op, x, y, out);

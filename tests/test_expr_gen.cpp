@@ -7,6 +7,7 @@
 #include "fuzz/coverage.hpp"
 #include "fuzz/expr_gen.hpp"
 #include "schedule/schedule.hpp"
+#include "interp/derivation.hpp"
 #include "interp/fast_eval.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/validity.hpp"
@@ -64,6 +65,17 @@ TEST_CASE("expr generator: valid typed cases that reach every type and operator"
   // most cases stay defined on every point.
   CHECK(with_undefined > 0);
   CHECK(with_undefined < 150);
+}
+
+TEST_CASE("property: on typed cases the fast evaluator's word path equals the derivation", "[types][property]") {
+  // The word-sized rules of interp/fast_eval.cpp (typed_fast) restate apply_typed_op on
+  // machine words; the derivation evaluator applies apply_typed_op itself.
+  rc::prop("evaluate_fast equals evaluate_by_derivation on every point", [] {
+    Program p = *fuzz::gen_expr_case(fuzz::expr_case_config(*rc::gen::inRange(0, fuzz::kMaxCaseSize + 1)));
+    RC_LOG() << print_program(p);
+    Input in = resolve_input(p, {});
+    RC_ASSERT(evaluate_fast(p.pipeline, in, Limits{}).values == evaluate_by_derivation(p.pipeline, in, Limits{}).values);
+  });
 }
 
 TEST_CASE("property: typed cases satisfy Theorems 2.1 and 2.2 through halo's own pipeline", "[types][property]") {
