@@ -26,13 +26,6 @@ ExprGenConfig expr_case_config(int size) {
 
 namespace {
 
-bool chance(int percent) { return small_int(0, 99) >= 100 - percent; }
-
-template <typename T>
-const T& pick(const std::vector<T>& options) {
-  return options[size_t(small_int(0, int(options.size()) - 1))];
-}
-
 // Image and ML pipelines' types first: the draw shrinks towards the front.
 const std::vector<Type>& value_types() {
   static const std::vector<Type> ts = {Type::uint(8),  Type::uint(16), Type::int_(16), Type::int_(8),

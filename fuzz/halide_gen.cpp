@@ -51,14 +51,6 @@ HalideGenConfig halide_case_config(int size, const HalideGenWeights& w) {
 
 namespace {
 
-// A feature drawn with the given chance; the draw shrinks towards leaving it out.
-bool chance(int percent) { return small_int(0, 99) >= 100 - percent; }
-
-template <typename T>
-const T& pick(const std::vector<T>& options) {
-  return options[size_t(small_int(0, int(options.size()) - 1))];
-}
-
 struct Func {
   std::string name;
   Type type;          // typed cases: the func's declared type

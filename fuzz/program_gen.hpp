@@ -17,6 +17,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace halo::fuzz {
 
@@ -48,6 +49,13 @@ struct ProgramGenConfig {
 rc::Gen<Program> gen_program(ProgramGenConfig cfg = {});
 // Inside rc::gen::exec: an integer in [lo, hi] that shrinks towards the one nearest 0.
 int small_int(int lo, int hi);
+// Inside rc::gen::exec: true with the given chance (percent); the draw shrinks towards false.
+inline bool chance(int percent) { return small_int(0, 99) >= 100 - percent; }
+// Inside rc::gen::exec: one of `options`; the draw shrinks towards the first.
+template <typename T>
+const T& pick(const std::vector<T>& options) {
+  return options[size_t(small_int(0, int(options.size()) - 1))];
+}
 
 // The funcs that stage `stage` of f reads (its store: left-hand side, value, predicate).
 std::set<std::string> funcs_read_by_stage(const FuncDef& f, size_t stage);
