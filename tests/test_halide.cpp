@@ -485,6 +485,8 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide-rounding-mul-shift-right-zero-shift-rejected.halo", "halide-rejected:compile"},
       // Not a finding in Halide 14: "newer:" checks it in the newest Halide installed.
       {"halide-abs-shift-left-63-rejected.halo", "newer:halide-rejected:compile"},
+      {"halide-traced-saturating-abs-int64-wrong-output.halo", "newer:halide-wrong_output:memcheck_run"},
+      {"halide-traced-lerp-pos-inf-handle-rejected.halo", "newer:halide-rejected:memcheck_compile"},
   };
   Limits lim = fuzz::default_case_limits();
   CandidateOptions ho = fast_candidate_options();
