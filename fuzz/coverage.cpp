@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <set>
 
 namespace halo::fuzz {
@@ -229,42 +228,45 @@ std::vector<std::string> features_in(const Program& prog) {
 }
 
 namespace {
-// Every expression of the algorithm, once.
-void for_each_expr(const Program& prog, const std::function<void(const Expr&)>& f) {
-  std::function<void(const Expr&)> walk = [&](const Expr& e) {
-    f(e);
-    if (e->kind == ExprKind::Op)
-      for (const Expr& a : as<OpNode>(e).args) walk(a);
-    if (e->kind == ExprKind::Call)
-      for (const Expr& a : as<CallNode>(e).args) walk(a);
-  };
-  for (const FuncDef& fd : prog.pipeline.funcs) {
-    walk(fd.pure);
-    for (const UpdateStage& u : fd.updates) {
-      for (const RVar& r : u.rdom) walk(r.min), walk(r.len);
-      for (const Expr& a : u.lhs) walk(a);
-      walk(u.value);
-      if (u.predicate) walk(u.predicate);
+// The value types and the Halide operators (as written: not the typing pass's implicit
+// casts) of every expression of the algorithm.
+struct TypedParts : ExprVisitor {
+  std::set<std::string> types, operators;
+  void visit_const(const ConstNode& n) override { types.insert(n.type.to_string()); }
+  void visit_var(const VarNode& n) override { types.insert(n.type.to_string()); }
+  void visit_call(const CallNode& n) override {
+    types.insert(n.type.to_string());
+    ExprVisitor::visit_call(n);
+  }
+  void visit_op(const OpNode& n) override {
+    types.insert(n.type.to_string());
+    if (n.sugar != OpSugar::ImplicitCast && is_halide_op(n.op)) operators.insert(n.op == Op::Cast ? "cast" : op_name(n.op));
+    ExprVisitor::visit_op(n);
+  }
+
+  explicit TypedParts(const Program& prog) {
+    if (!prog.pipeline.typed) return;
+    for (const FuncDef& f : prog.pipeline.funcs) {
+      visit(f.pure);
+      for (const UpdateStage& u : f.updates) {
+        for (const RVar& r : u.rdom) visit(r.min), visit(r.len);
+        for (const Expr& a : u.lhs) visit(a);
+        visit(u.value);
+        if (u.predicate) visit(u.predicate);
+      }
     }
   }
-}
+};
 }  // namespace
 
 std::vector<std::string> types_in(const Program& prog) {
-  std::set<std::string> s;
-  if (prog.pipeline.typed) for_each_expr(prog, [&](const Expr& e) { s.insert(e->type.to_string()); });
-  return {s.begin(), s.end()};
+  TypedParts p(prog);
+  return {p.types.begin(), p.types.end()};
 }
 
 std::vector<std::string> halide_operators_in(const Program& prog) {
-  std::set<std::string> s;
-  for_each_expr(prog, [&](const Expr& e) {
-    if (e->kind != ExprKind::Op) return;
-    const auto& n = as<OpNode>(e);
-    if (n.sugar == OpSugar::ImplicitCast || !is_halide_op(n.op)) return;
-    s.insert(n.op == Op::Cast ? "cast" : op_name(n.op));
-  });
-  return {s.begin(), s.end()};
+  TypedParts p(prog);
+  return {p.operators.begin(), p.operators.end()};
 }
 
 void Coverage::add_program(const Program& prog) {

@@ -71,8 +71,8 @@ inline bool typed_fast(Op op, const TypedOp& t, int64_t x, int64_t y, int64_t z,
     // Unsigned: two u32 operands' product exceeds int64; its low bits are the wrapped result,
     // and two Int(32) operands' product always fits.
     case Op::Mul: case Op::WideningMul: v = int64_t(uint64_t(x) * uint64_t(y)); break;
-    case Op::Div: fast::div(x, y, v); break;  // Euclidean, x / 0 = 0
-    case Op::Mod: fast::mod(x, y, v); break;
+    case Op::Div: if (!fast::div(x, y, v)) return false; break;  // Euclidean, x / 0 = 0
+    case Op::Mod: if (!fast::mod(x, y, v)) return false; break;
     case Op::Neg: v = -x; break;
     case Op::Cast: v = x; break;
     case Op::Abs: v = x < 0 ? -x : x; break;

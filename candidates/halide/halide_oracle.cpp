@@ -233,9 +233,8 @@ std::optional<bool> halo_asserts(const Program& prog, const Input& in, const Lim
 
 // The output func's type: a typed program's, or ℤ (Halide's Int(32) under the Int(32) model).
 Type output_type(const Program& prog) {
-  for (const FuncDef& f : prog.pipeline.funcs)
-    if (f.name.text == prog.pipeline.name.text) return f.type;
-  return Type::z();
+  const FuncDef* out = prog.pipeline.find(prog.pipeline.name.text);
+  return out ? out->type : Type::z();
 }
 
 void compare(const JitResult& r, const OutputBuffer& ref, Type type, bool memcheck_run, HalideVerdict& v) {
@@ -320,15 +319,16 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
           v.detail = fmt::format("Halide refuses this use of its own directives, which halo's rules do not judge "
                                  "(during {}): {}",
                                  v.phase, first_line(r->message));
-        } else if (r->message.find("Signed integer overflow occurred during constant-folding") != std::string::npos &&
-                   count_undefined(ref) > 0) {
+        } else if (uint64_t undefined = count_undefined(ref);
+                   undefined > 0 &&
+                   r->message.find("Signed integer overflow occurred during constant-folding") != std::string::npos) {
           // Halide's simplifier proved, at compile time, an overflow the reference finds
           // too: the program is undefined where it overflows (decision 22), and Halide may
           // refuse it (its constant folding turns a provable signed overflow into an error).
           v.outcome = HalideOutcome::OutOfModel;
           v.detail = fmt::format("Halide refuses a signed overflow it proved while constant-folding, and the "
                                  "reference is undefined at {} point(s) of R(z) (during {}): {}",
-                                 count_undefined(ref), v.phase, first_line(r->message));
+                                 undefined, v.phase, first_line(r->message));
         } else {
           v.outcome = HalideOutcome::Rejected;
           v.detail = fmt::format("Halide rejects a program halo accepts (during {}): {}", v.phase,
