@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -62,16 +63,26 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // How many live (not zombie) processes have a /proc/PID/`file` for which `matches` holds.
 int count_processes(const char* file, const std::function<bool(const std::string&)>& matches) {
   int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
+  // A process may exit while it is read: libstdc++ then throws from the read (ESRCH), and
+  // the process no longer counts.
+  auto read_proc = [](const fs::path& path) -> std::optional<std::string> {
+    try {
+      std::ifstream in(path, std::ios::binary);
+      return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  };
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
     std::string name = e.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream st(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(st)), std::istreambuf_iterator<char>());
-    auto close = stat.rfind(')');
-    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z') continue;
-    std::ifstream in(e.path() / file, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (matches(text)) ++n;
+    std::optional<std::string> stat = read_proc(e.path() / "stat");
+    if (!stat) continue;
+    auto close = stat->rfind(')');
+    if (close != std::string::npos && close + 2 < stat->size() && (*stat)[close + 2] == 'Z') continue;
+    std::optional<std::string> text = read_proc(e.path() / file);
+    if (text && matches(*text)) ++n;
   }
   return n;
 }
