@@ -713,12 +713,17 @@ nlohmann::json to_json(const Query& q, const std::map<HoleLabel, std::vector<std
 nlohmann::json query_to_json(const Query& q) { return to_json(q, nullptr); }
 
 nlohmann::json query_to_json(const Query& q, const TgtProgram& t) {
-  // The JSON form has no types yet: an engine would read a typed program's operators as ℤ's.
-  refuse_typed(t, "the bounds-engine protocol (docs/bounds-engines.md)");
   auto scopes = hole_scopes(t);
   nlohmann::json j = to_json(q, &scopes);
   j["pipeline"] = t.name;
   j["params"] = t.params;
+  // A typed program's query carries every expression's type (docs/types.md, "Typed target
+  // programs"): an engine reads Halide's operators with their types, never as ℤ's.
+  if (t.typed) {
+    j["typed"] = true;
+    j["param_types"] = nlohmann::json::array();
+    for (size_t i = 0; i < t.params.size(); ++i) j["param_types"].push_back(t.param_type(i).to_string());
+  }
   j["window"] = nlohmann::json::array();
   for (const auto& [mn, ln] : t.window) j["window"].push_back({{"min", mn}, {"len", ln}});
   return j;

@@ -160,6 +160,7 @@ struct DerivationEvaluator::Impl {
   std::string output_name;
   std::string realize_text;  // "out(w = 1)" for the [REALIZE] judgment
   std::vector<std::string> names;
+  std::vector<Type> types;  // each func's value type (ℤ in an untyped program)
   std::vector<std::vector<std::string>> vars;
   std::vector<std::vector<std::vector<std::string>>> rvar_names;  // [func][stage] (stage 0 empty)
   std::unordered_map<std::string, size_t> index;
@@ -189,6 +190,7 @@ struct DerivationEvaluator::Impl {
     for (size_t fi = 0; fi < p.funcs.size(); ++fi) {
       const FuncDef& fd = p.funcs[fi];
       names.push_back(fd.name.text);
+      types.push_back(fd.type);
       index.emplace(fd.name.text, fi);
       std::vector<std::string> xs;
       for (const auto& v : fd.vars) xs.push_back(v.text);
@@ -263,8 +265,9 @@ struct DerivationEvaluator::Impl {
     return c->description;
   }
 
-  std::string judgment(const Cell* ctx, const std::string& term, const Value& v) const {
-    return fmt::format("{}; {} ⇓ {}", describe(ctx), term, v.to_string());
+  // A typed term's value is written with its type, `... ⇓ 44 : u8` (docs/types.md).
+  std::string judgment(const Cell* ctx, const std::string& term, const Value& v, Type t) const {
+    return fmt::format("{}; {} ⇓ {}{}", describe(ctx), term, v.to_string(), t.is_typed() ? " : " + t.to_string() : "");
   }
   std::string access_text(size_t f, const std::vector<Value>& point) const {
     return fmt::format("{}[{}]", names[f], join_values(point));
@@ -409,7 +412,7 @@ struct DerivationEvaluator::Impl {
 
     // Concludes the top frame by `rule` with value v and the collected premises
     // (plus `extra` in front, for [RDOM-EVAL]'s bound evaluations).
-    void conclude_rule(const char* rule, const Value& v, const std::string& term,
+    void conclude_rule(const char* rule, const Value& v, const std::string& term, Type t,
                        const std::vector<DerivationPtr>* extra = nullptr) {
       Frame& f = stack.back();
       DerivationPtr d;
@@ -417,7 +420,7 @@ struct DerivationEvaluator::Impl {
         std::vector<DerivationPtr> premises;
         if (extra) premises = *extra;
         for (auto& p : f.derivs) premises.push_back(std::move(p));
-        d = im.node(rule, im.judgment(f.ctx, term, v), v, std::move(premises));
+        d = im.node(rule, im.judgment(f.ctx, term, v, t), v, std::move(premises));
       }
       conclude(Result{v, std::move(d)});
     }
@@ -426,7 +429,7 @@ struct DerivationEvaluator::Impl {
       const Expr& e = f.expr;
       switch (e->kind) {
         case ExprKind::Const:  // [CONST-EVAL] fig. 2.6: c ⇓ c
-          return conclude_rule("CONST-EVAL", as<ConstNode>(e).value, im.record ? print_expr(e) : "");
+          return conclude_rule("CONST-EVAL", as<ConstNode>(e).value, im.record ? print_expr(e) : "", e->type);
         case ExprKind::Var:
           throw std::logic_error(fmt::format(
               "derivation evaluator: variable '{}' is free after substitution; the program is not valid "
@@ -438,7 +441,7 @@ struct DerivationEvaluator::Impl {
           const auto& n = as<OpNode>(e);
           if (f.vals.size() < n.args.size()) return push_eval(f.ctx, n.args[f.vals.size()]);
           Value v = apply_op_node(n, f.vals);  // Halide's operator at its types in a typed program
-          return conclude_rule("OP-EVAL", v, im.record ? print_expr(e) : "");
+          return conclude_rule("OP-EVAL", v, im.record ? print_expr(e) : "", e->type);
         }
         case ExprKind::Call: return step_call(f);
         case ExprKind::Hole:
@@ -469,7 +472,7 @@ struct DerivationEvaluator::Impl {
           std::vector<Value> point;
           for (const auto& a : n.args) point.push_back(as<ConstNode>(a).value);
           if (auto err = arg_error(point))  // [FUNC-ARG-ERR] (Def. 2.6): f is not looked up
-            return conclude_rule(kFuncArgErr, *err, im.record ? im.access_text(fi, point) : "");
+            return conclude_rule(kFuncArgErr, *err, im.record ? im.access_text(fi, point) : "", im.types[fi]);
           // The term is already the judgment D; f[c̄]: it is derived by the Lookup rules.
           const Cell* ctx = f.ctx;
           stack.pop_back();
@@ -487,7 +490,7 @@ struct DerivationEvaluator::Impl {
           DerivationPtr d;
           if (im.record) {
             im.budget.step();
-            d = im.node(kFuncArgErr, im.judgment(f.ctx, im.access_text(fi, point), ev), ev, {});
+            d = im.node(kFuncArgErr, im.judgment(f.ctx, im.access_text(fi, point), ev, im.types[fi]), ev, {});
           }
           f.vals.push_back(ev);
           if (im.record) f.derivs.push_back(std::move(d));
@@ -495,13 +498,13 @@ struct DerivationEvaluator::Impl {
           return request_lookup(f.ctx, fi, std::move(point));
         }
       }
-      return conclude_rule("FUNC-ARG-EVAL", f.vals.back(), im.record ? print_expr(f.expr) : "");
+      return conclude_rule("FUNC-ARG-EVAL", f.vals.back(), im.record ? print_expr(f.expr) : "", f.expr->type);
     }
 
     void step_lookup(Frame& f) {
       const Cell* ctx = f.ctx;
       if (f.phase == 1) {  // the single premise of FUNC-SKIP / FUNC-EVAL / UPDATE-EVAL is in
-        return conclude_rule(f.rule, f.vals.back(), im.record ? im.access_text(f.func, f.point) : "");
+        return conclude_rule(f.rule, f.vals.back(), im.record ? im.access_text(f.func, f.point) : "", im.types[f.func]);
       }
       if (f.phase == 0) {
         if (!ctx)
@@ -562,7 +565,8 @@ struct DerivationEvaluator::Impl {
       }
       // phase 4: the premise D; fun f = {Ū; unroll}; f[c̄] ⇓ c' is in.
       const Unroll& u = im.unrolls.at(ctx);
-      return conclude_rule("RDOM-EVAL", f.vals.back(), im.record ? im.access_text(f.func, f.point) : "", &u.premises);
+      return conclude_rule("RDOM-EVAL", f.vals.back(), im.record ? im.access_text(f.func, f.point) : "",
+                           im.types[f.func], &u.premises);
     }
 
     void decide_rdom(Frame& f) {
@@ -570,7 +574,7 @@ struct DerivationEvaluator::Impl {
       if (u.negative) {
         // [RDOM-ERR] fig. 2.6: some evaluated length is negative.
         return conclude_rule("RDOM-ERR", Value::err_rdom(), im.record ? im.access_text(f.func, f.point) : "",
-                             &u.premises);
+                             im.types[f.func], &u.premises);
       }
       // [RDOM-EVAL] fig. 2.6 (read with the side condition that no length is negative):
       // derive f[c̄] in the context whose last stage is replaced by its unrolling.
@@ -611,8 +615,9 @@ DerivationPtr DerivationEvaluator::derive_point(const std::vector<Value>& point)
   // [REALIZE] fig. 2.6, for one point y of the window: its premise is [c/p](D; f[ȳ]) ⇓ c_y.
   impl_->budget.step();
   return impl_->node("REALIZE",
-                     fmt::format("pipeline {} = D; realize ⇓ {}({}) := {}", impl_->realize_text, impl_->output_name,
-                                 join_values(point), r.value.to_string()),
+                     fmt::format("pipeline {} = D; realize ⇓ {}({}) := {}{}", impl_->realize_text, impl_->output_name,
+                                 join_values(point), r.value.to_string(),
+                                 impl_->types.back().is_typed() ? " : " + impl_->types.back().to_string() : ""),
                      r.value, {r.deriv});
 }
 

@@ -676,9 +676,15 @@ RunResult Machine::execute() {
             const CExpr* op = f.expr;
             const uint32_t base = f.base;
             step("EVAL", [&] {
+              // A typed operator is shown at its type, implicit casts written out:
+              // `u8(300) : u8`, `200 + 100 : u8` (docs/types.md).
+              const OpNode* t = op->typed;
               std::vector<Expr> cs;
-              for (size_t i = base; i < vals_.size(); ++i) cs.push_back(make_const(vals_[i]));
-              return print_expr(make_op(op->op, std::move(cs)));
+              for (size_t i = base; i < vals_.size(); ++i)
+                cs.push_back(make_const(vals_[i], {}, t ? t->args[i - base]->type : Type::z()));
+              if (!t) return print_expr(make_op(op->op, std::move(cs)));
+              return print_expr(std::make_shared<OpNode>(t->op, std::move(cs), t->loc, OpSugar::None, t->type)) + " : " +
+                     t->type.to_string();
             });
             std::span<const Value> operands(vals_.data() + base, op->args.size());
             Value r = op->typed ? apply_op_node(*op->typed, operands) : apply_op(op->op, operands);

@@ -2,6 +2,7 @@
 // equation of the figure is one function below, marked with its name, so that the code
 // can be checked against the figure line by line.
 #include "lower/lower.hpp"
+#include "semantics/typing.hpp"
 
 #include <fmt/format.h>
 
@@ -178,7 +179,7 @@ Stmt lower_body(const Pipeline& p, const FuncDef& f) {
 Stmt lower_func(const Pipeline& p, const FuncDef& f) {
   std::vector<std::pair<Expr, Expr>> bounds;
   for (const auto& x : f.vars) bounds.push_back(mem_interval(f.name.text, x.text));
-  return make_seq({make_allocate(f.name.text, std::move(bounds), f.loc), make_label(f.name.text, lower_body(p, f), f.loc)},
+  return make_seq({make_allocate(f.name.text, std::move(bounds), f.loc, f.type), make_label(f.name.text, lower_body(p, f), f.loc)},
                   f.loc);
 }
 
@@ -214,13 +215,19 @@ TgtProgram lower_pipeline(const Program& prog) {
   t.typed = p.typed;
   t.file = prog.file;
   t.name = p.name.text;
-  for (const auto& q : p.params) t.params.push_back(q.text);
+  for (size_t i = 0; i < p.params.size(); ++i) {
+    t.params.push_back(p.params[i].text);
+    if (p.typed) t.param_types.push_back(p.param_type(i));
+  }
   t.window = window_variables(p);
   std::vector<Stmt> funcs = rdom_startup_checks(p);
   for (const auto& f : p.funcs) funcs.push_back(lower_func(p, f));
   t.body = make_seq(std::move(funcs), p.loc);
   t.realize = prog.realize;
   t.loc = p.loc;
+  // What lowering wrote in ℤ (loop bounds, holes, the stores' left-hand sides) computes in
+  // Int(32) in a typed program, as in Halide (docs/types.md, "Typed target programs").
+  type_target(t);
   return t;
 }
 

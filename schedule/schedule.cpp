@@ -5,6 +5,7 @@
 #include "bounds/simplify.hpp"
 #include "lower/lower.hpp"
 #include "semantics/printer.hpp"
+#include "semantics/typing.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +14,20 @@
 
 namespace halo {
 
+namespace {
+TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog);
+}  // namespace
+
+// A directive's rewrite writes its new loop bounds and indices in ℤ; in a typed program
+// they compute in Int(32), as in Halide (docs/types.md, "Typed target programs").
 TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Program& prog) {
+  TgtProgram out = rewrite(t, d, prog);
+  type_target(out);
+  return out;
+}
+
+namespace {
+TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog) {
   if (is_halide_only(d.kind))
     throw InputError(Diagnostic{
         prog.file, d.loc,
@@ -48,6 +62,7 @@ TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Progra
   }
   throw std::logic_error("apply_directive: unknown directive kind");
 }
+}  // namespace
 
 std::optional<Expr> startup_check(const Expr& e, Op cmp, const Program& prog, const Directive& d,
                                   const std::string& what) {

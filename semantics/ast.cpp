@@ -14,7 +14,7 @@ Expr make_var(std::string name, SourceLoc l, Type t) { return std::make_shared<V
 Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l, FuncLabel label, Type t) {
   return std::make_shared<CallNode>(std::move(func), std::move(args), l, label, t);
 }
-Expr make_hole(HoleLabel label, SourceLoc l) { return std::make_shared<HoleNode>(std::move(label), l); }
+Expr make_hole(HoleLabel label, SourceLoc l, Type t) { return std::make_shared<HoleNode>(std::move(label), l, t); }
 
 bool HoleLabel::operator<(const HoleLabel& o) const {
   return std::tie(func, kind, var, stage, spec, is_len) < std::tie(o.func, o.kind, o.var, o.stage, o.spec, o.is_len);
@@ -47,7 +47,7 @@ Expr with_type(const Expr& e, Type t) {
       const auto& n = as<OpNode>(e);
       return std::make_shared<OpNode>(n.op, n.args, n.loc, n.sugar, t);
     }
-    case ExprKind::Hole: break;
+    case ExprKind::Hole: return std::make_shared<HoleNode>(as<HoleNode>(e).label, e->loc, t);
   }
   return e;
 }

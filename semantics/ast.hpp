@@ -117,14 +117,15 @@ struct HoleLabel {
 
 struct HoleNode final : ExprNode {
   HoleLabel label;
-  HoleNode(HoleLabel lab, SourceLoc l) : ExprNode(ExprKind::Hole, l), label(std::move(lab)) {}
+  // Int(32) in a typed target program (docs/types.md), ℤ otherwise.
+  HoleNode(HoleLabel lab, SourceLoc l, Type t = {}) : ExprNode(ExprKind::Hole, l, t), label(std::move(lab)) {}
 };
 
 // Constructors (IROperator.h in Halide).
 Expr make_const(Value v, SourceLoc l = {}, Type t = {});
 Expr make_var(std::string name, SourceLoc l = {}, Type t = {});
 Expr make_call(std::string func, std::vector<Expr> args, SourceLoc l = {}, FuncLabel label = {}, Type t = {});
-Expr make_hole(HoleLabel label, SourceLoc l = {});
+Expr make_hole(HoleLabel label, SourceLoc l = {}, Type t = {});
 Expr make_op(Op op, std::vector<Expr> args, SourceLoc l = {}, Type t = {});
 Expr make_cast(Type t, Expr e, SourceLoc l = {}, OpSugar sugar = OpSugar::None);  // cast<t>(e)
 // The same node with another type (the typing pass types what the parser built).

@@ -260,7 +260,7 @@ class ParserCore {
   // cast<T>(e), saturating_cast<T>(e), T(e) for a type name, and Halide's named operators
   // (absd, widening_add, ..., lerp): nullopt when the identifier ahead is none of them.
   std::optional<ParsedExpr> halide_call();
-  void note_types(SourceLoc loc);  // the program is typed (a target program refuses it)
+  void note_types(SourceLoc loc);  // the program is typed
 };
 
 // The whole content of a file; a file that cannot be read is an InputError at 0:0 saying

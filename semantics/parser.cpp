@@ -700,13 +700,7 @@ ParsedExpr ParserCore::sugar_call() {
   return with_depth(std::move(e), 2 + deepest(args), name.loc);
 }
 
-// Typed target programs come with the typed lowering (docs/types.md, "What runs typed
-// programs"): until then a target program refuses Halide's types where it meets one.
-void ParserCore::note_types(SourceLoc loc) {
-  if (dialect_ == Dialect::Target)
-    fail(loc, "target programs do not take Halide's types yet (docs/types.md, \"What runs typed programs\")");
-  saw_types_ = true;
-}
+void ParserCore::note_types(SourceLoc) { saw_types_ = true; }
 
 std::optional<ParsedExpr> ParserCore::halide_call() {
   const Token& word = peek();

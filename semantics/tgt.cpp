@@ -3,6 +3,7 @@
 #include "semantics/tgt.hpp"
 
 #include "support/command_budget.hpp"
+#include "semantics/typing.hpp"
 
 #include <algorithm>
 
@@ -26,8 +27,8 @@ Stmt make_seq(std::vector<Stmt> stmts, SourceLoc l) {
   return std::make_shared<SeqStmt>(std::move(flat), l);
 }
 
-Stmt make_allocate(std::string func, std::vector<std::pair<Expr, Expr>> bounds, SourceLoc l) {
-  return std::make_shared<AllocateStmt>(std::move(func), std::move(bounds), l);
+Stmt make_allocate(std::string func, std::vector<std::pair<Expr, Expr>> bounds, SourceLoc l, Type type) {
+  return std::make_shared<AllocateStmt>(std::move(func), std::move(bounds), l, type);
 }
 Stmt make_store(std::string func, FuncLabel label, std::vector<Expr> args, Expr value, SourceLoc l) {
   return std::make_shared<StoreStmt>(std::move(func), label, std::move(args), std::move(value), l);
@@ -66,7 +67,7 @@ bool same_stmt(const Stmt& a, const Stmt& b) {
     }
     case StmtKind::Allocate: {
       const auto &x = as<AllocateStmt>(a), &y = as<AllocateStmt>(b);
-      if (x.func != y.func || x.bounds.size() != y.bounds.size()) return false;
+      if (x.func != y.func || x.type != y.type || x.bounds.size() != y.bounds.size()) return false;
       for (size_t i = 0; i < x.bounds.size(); ++i)
         if (!same_expr(x.bounds[i].first, y.bounds[i].first) || !same_expr(x.bounds[i].second, y.bounds[i].second))
           return false;
@@ -97,8 +98,15 @@ bool same_stmt(const Stmt& a, const Stmt& b) {
   return false;
 }
 
+Type TgtProgram::param_type(size_t i) const {
+  if (!typed) return Type::z();
+  return i < param_types.size() ? param_types[i] : Type::int_(32);
+}
+
 bool same_tgt(const TgtProgram& a, const TgtProgram& b) {
-  if (a.name != b.name || a.params != b.params || a.window != b.window || !same_stmt(a.body, b.body)) return false;
+  if (a.name != b.name || a.params != b.params || a.typed != b.typed || a.param_types != b.param_types ||
+      a.window != b.window || !same_stmt(a.body, b.body))
+    return false;
   if (a.realize.has_value() != b.realize.has_value()) return false;
   if (!a.realize) return true;
   const auto &r = *a.realize, &s = *b.realize;
@@ -192,7 +200,7 @@ Stmt StmtMutator::mutate_allocate(const Stmt& s) {
     b.emplace_back(mutate_expr(mn), mutate_expr(ln));
     changed |= b.back().first != mn || b.back().second != ln;
   }
-  return changed ? make_allocate(n.func, std::move(b), n.loc) : s;
+  return changed ? make_allocate(n.func, std::move(b), n.loc, n.type) : s;
 }
 Stmt StmtMutator::mutate_store(const Stmt& s) {
   const auto& n = as<StoreStmt>(s);
@@ -338,6 +346,9 @@ Stmt fill_holes(const Stmt& s, const HoleFilling& g, std::vector<HoleLabel>* unf
 TgtProgram fill_holes(const TgtProgram& p, const HoleFilling& g, std::vector<HoleLabel>* unfilled) {
   TgtProgram out = p;
   out.body = fill_holes(p.body, g, unfilled);
+  // A completion is written in ℤ; in a typed program it computes in Int(32), as Halide's
+  // bounds do (docs/types.md, "Typed target programs").
+  if (out.typed) type_target(out);
   return out;
 }
 

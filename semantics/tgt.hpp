@@ -45,12 +45,15 @@ struct SeqStmt final : StmtNode {
   SeqStmt(std::vector<Stmt> s, SourceLoc l) : StmtNode(StmtKind::Seq, l), stmts(std::move(s)) {}
 };
 
-// allocate f(I1, ..., In): one (min, len) interval per dimension.
+// allocate f(I1, ..., In): one (min, len) interval per dimension. In a typed program the
+// buffer holds values of the func's type (`allocate f(...) : u8`, docs/types.md); ℤ
+// otherwise.
 struct AllocateStmt final : StmtNode {
   std::string func;
   std::vector<std::pair<Expr, Expr>> bounds;
-  AllocateStmt(std::string f, std::vector<std::pair<Expr, Expr>> b, SourceLoc l)
-      : StmtNode(StmtKind::Allocate, l), func(std::move(f)), bounds(std::move(b)) {}
+  Type type;
+  AllocateStmt(std::string f, std::vector<std::pair<Expr, Expr>> b, SourceLoc l, Type t = {})
+      : StmtNode(StmtKind::Allocate, l), func(std::move(f)), bounds(std::move(b)), type(t) {}
 };
 
 // f^ℓ[e1, ..., en] <- e0: the label is the stage (and specialization) being computed.
@@ -111,7 +114,7 @@ const T& as(const Stmt& s) { return static_cast<const T&>(*s); }
 Stmt make_nop(SourceLoc l = {});
 Stmt make_assert(Expr c, SourceLoc l = {});
 Stmt make_seq(std::vector<Stmt> stmts, SourceLoc l = {});  // flattens; 0 → nop, 1 → itself
-Stmt make_allocate(std::string func, std::vector<std::pair<Expr, Expr>> bounds, SourceLoc l = {});
+Stmt make_allocate(std::string func, std::vector<std::pair<Expr, Expr>> bounds, SourceLoc l = {}, Type type = {});
 Stmt make_store(std::string func, FuncLabel label, std::vector<Expr> args, Expr value, SourceLoc l = {});
 Stmt make_if(Expr c, Stmt t, Stmt e = nullptr, SourceLoc l = {});
 Stmt make_for(std::string func, int64_t spec, int64_t stage, std::string var, Expr min, Expr len, Traversal order,
@@ -131,7 +134,12 @@ struct TgtProgram {
   Stmt body;
   std::optional<Realization> realize;
   SourceLoc loc;
-  bool typed = false;  // lowered from a typed program (docs/types.md)
+  // A typed target program (docs/types.md, "Typed target programs") is typed throughout,
+  // as Halide's Stmt is: its parameters have their types (param_types, one per parameter),
+  // loop, window and let variables and holes are Int(32), buffers have their func's type.
+  bool typed = false;
+  std::vector<Type> param_types;
+  Type param_type(size_t i) const;
 };
 
 bool same_stmt(const Stmt& a, const Stmt& b);  // structural, ignoring locations

@@ -18,6 +18,7 @@
 
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
+#include "semantics/typing.hpp"
 
 namespace halo {
 
@@ -142,6 +143,17 @@ class Reader {
     if (j.get<int64_t>() < 0) fail(path, fmt::format("expected a non-negative index, found {}", j.dump()));
     return j.get<int64_t>();
   }
+  // A type name as the text format writes it ("u8", "i32", "bool").
+  Type type_named(const json& j, const std::string& path) const {
+    std::string s = text(j, path);
+    auto t = parse_type_name(s);
+    if (!t) fail(path, fmt::format("'{}' is not a type (bool, u8, u16, u32, u64, i8, i16, i32, i64)", s.substr(0, 24)));
+    return *t;
+  }
+  // The optional "type" field of a node: ℤ when absent.
+  Type node_type(const json& j, const std::string& path) const {
+    return j.contains("type") ? type_named(j["type"], at_key(path, "type")) : Type::z();
+  }
   int64_t spec(const json& j, const std::string& path) const {
     if (j.is_string() && j.get<std::string>() == "*") return FuncLabel::kShared;
     if (j.is_string()) fail(path, "expected a specialization index or \"*\"");
@@ -182,11 +194,22 @@ class Reader {
 };
 
 TgtProgram Reader::program(const json& j) {
-  object(j, "", {"name", "params", "window", "body"}, {"realize"});
+  object(j, "", {"name", "params", "window", "body"}, {"realize", "typed", "param_types"});
   TgtProgram p;
   p.file = file_;
   p.name = ident(j["name"], "/name");
   p.params = idents(j["params"], "/params");
+  if (j.contains("typed")) {
+    if (!j["typed"].is_boolean()) wrong_type(j["typed"], "/typed", "a boolean");
+    p.typed = j["typed"].get<bool>();
+  }
+  if (j.contains("param_types")) {
+    if (!p.typed) fail("/param_types", "parameter types in a program that is not \"typed\": true");
+    for (size_t i = 0; i < array(j["param_types"], "/param_types").size(); ++i)
+      p.param_types.push_back(type_named(j["param_types"][i], at_index("/param_types", i)));
+    if (p.param_types.size() != p.params.size())
+      fail("/param_types", fmt::format("{} types for {} parameters", p.param_types.size(), p.params.size()));
+  }
   for (size_t i = 0; i < array(j["window"], "/window").size(); ++i) {
     std::string path = at_index("/window", i);
     auto [min, len] = interval(j["window"][i], path);
@@ -194,6 +217,20 @@ TgtProgram Reader::program(const json& j) {
   }
   p.body = stmt(j["body"], "/body", 0);
   if (j.contains("realize")) p.realize = realization(j["realize"], "/realize");
+  if (p.typed) {
+    // The types written must be the ones Halide's rules give (docs/types.md): the program
+    // typed again from its parameters and buffers is the same program.
+    TgtProgram typed = p;
+    try {
+      type_target(typed);
+    } catch (const InputError& e) {
+      fail("/body", e.diagnostics().front().message);
+    }
+    if (!same_tgt(typed, p))
+      fail("/body", "the types of the expressions are not those Halide's rules give from the parameters' and "
+                    "buffers' types (docs/types.md, \"Typed target programs\"); the text form of the program, "
+                    "which has no types on expressions, reads back typed");
+  }
   return p;
 }
 
@@ -245,14 +282,14 @@ Stmt Reader::stmt(const json& j, const std::string& path, int depth, bool in_seq
     return make_seq(std::move(stmts));
   }
   if (kind == "allocate") {
-    object(j, path, {"stmt", "func", "bounds"});
+    object(j, path, {"stmt", "func", "bounds"}, {"type"});
     std::vector<std::pair<Expr, Expr>> bounds;
     for (size_t i = 0; i < array(j["bounds"], field("bounds")).size(); ++i) {
       std::string at = at_index(field("bounds"), i);
       auto [min, len] = interval(j["bounds"][i], at);
       bounds.emplace_back(expr(min, at_key(at, "min"), 0), expr(len, at_key(at, "len"), 0));
     }
-    return make_allocate(ident(j["func"], field("func")), std::move(bounds));
+    return make_allocate(ident(j["func"], field("func")), std::move(bounds), {}, node_type(j, path));
   }
   if (kind == "store") {
     object(j, path, {"stmt", "func", "args", "value"}, {"label"});
@@ -311,6 +348,9 @@ std::optional<Op> op_named(std::string_view name, size_t arity) {
   if (!op) op = infix_op(name);
   if (!op) op = builtin_op(name);
   if (!op) op = prefix_op(name);
+  // Halide's operators, casts included, by the names op_name gives them.
+  for (int k = 0; !op && k <= int(kLastOp); ++k)
+    if (name == op_name(Op(k))) op = Op(k);
   return op;
 }
 
@@ -325,25 +365,28 @@ Expr Reader::expr(const json& j, const std::string& path, int depth) {
     fail(path, fmt::format("an expression has one of the fields 'const', 'var', 'op', 'call', 'hole', not both "
                            "'{}' and '{}'",
                            kinds[0], kinds[1]));
+  Type type = node_type(j, path);
   if (j.contains("const")) {
-    object(j, path, {"const"});
-    return make_const(value(j["const"], field("const")));
+    object(j, path, {"const"}, {"type"});
+    Value v = value(j["const"], field("const"));
+    if (!type.can_represent(v)) fail(field("const"), fmt::format("{} is not a value of {}", v.to_string(), type.to_string()));
+    return make_const(v, {}, type);
   }
   if (j.contains("var")) {
-    object(j, path, {"var"});
-    return make_var(variable(j["var"], field("var")));
+    object(j, path, {"var"}, {"type"});
+    return make_var(variable(j["var"], field("var")), {}, type);
   }
   if (j.contains("hole")) {
-    object(j, path, {"hole"});
-    return make_hole(hole(j["hole"], field("hole")));
+    object(j, path, {"hole"}, {"type"});
+    return make_hole(hole(j["hole"], field("hole")), {}, type);
   }
   if (j.contains("call")) {
-    object(j, path, {"call", "args"}, {"label"});
+    object(j, path, {"call", "args"}, {"label", "type"});
     FuncLabel label = j.contains("label") ? func_label(j["label"], field("label")) : FuncLabel{};
-    return make_call(ident(j["call"], field("call")), exprs(j["args"], field("args"), depth + 1), {}, label);
+    return make_call(ident(j["call"], field("call")), exprs(j["args"], field("args"), depth + 1), {}, label, type);
   }
   if (j.contains("op")) {
-    object(j, path, {"op", "args"});
+    object(j, path, {"op", "args"}, {"type", "implicit"});
     std::string name = text(j["op"], field("op"));
     std::vector<Expr> args = exprs(j["args"], field("args"), depth + 1);
     auto op = op_named(name, args.size());
@@ -351,7 +394,16 @@ Expr Reader::expr(const json& j, const std::string& path, int depth) {
     if (std::ssize(args) != op_arity(*op))
       fail(field("args"), fmt::format("'{}' takes {} operand{}, found {}", name, op_arity(*op),
                                       op_arity(*op) == 1 ? "" : "s", args.size()));
-    return make_op(*op, std::move(args));
+    bool cast = *op == Op::Cast || *op == Op::SaturatingCast;
+    if (cast && !type.is_typed()) fail(path, fmt::format("'{}' needs the field 'type' (the type cast to)", name));
+    bool implicit = false;
+    if (j.contains("implicit")) {
+      if (!j["implicit"].is_boolean()) wrong_type(j["implicit"], field("implicit"), "a boolean");
+      implicit = j["implicit"].get<bool>();
+      if (implicit && *op != Op::Cast) fail(field("implicit"), "only a cast is implicit");
+    }
+    return std::make_shared<OpNode>(*op, std::move(args), SourceLoc{}, implicit ? OpSugar::ImplicitCast : OpSugar::None,
+                                    type);
   }
   fail(path, "an expression needs one of the fields 'const', 'var', 'op', 'call', 'hole'");
 }
@@ -404,8 +456,8 @@ json var_json(const std::string& v) {
 }
 }  // namespace
 
-json expr_to_json(const Expr& e) {
-  tick_command_budget();
+namespace {
+json untyped_expr_json(const Expr& e) {
   switch (e->kind) {
     case ExprKind::Const: return json{{"const", as<ConstNode>(e).value.to_string()}};
     case ExprKind::Var: return json{{"var", var_json(as<VarNode>(e).name)}};
@@ -418,10 +470,21 @@ json expr_to_json(const Expr& e) {
     }
     case ExprKind::Op: {
       const auto& o = as<OpNode>(e);
-      return json{{"op", op_name(o.op)}, {"args", exprs_json(o.args)}};
+      json j{{"op", op_name(o.op)}, {"args", exprs_json(o.args)}};
+      if (o.sugar == OpSugar::ImplicitCast) j["implicit"] = true;
+      return j;
     }
   }
   return nullptr;
+}
+}  // namespace
+
+// Every node of a typed program carries its type, so that a reader needs no typing rules.
+json expr_to_json(const Expr& e) {
+  tick_command_budget();
+  json j = untyped_expr_json(e);
+  if (e->type.is_typed()) j["type"] = e->type.to_string();
+  return j;
 }
 
 json stmt_to_json(const Stmt& s) {
@@ -438,7 +501,9 @@ json stmt_to_json(const Stmt& s) {
       const auto& a = as<AllocateStmt>(s);
       json bounds = json::array();
       for (const auto& [min, len] : a.bounds) bounds.push_back(interval_json(expr_to_json(min), expr_to_json(len)));
-      return json{{"stmt", "allocate"}, {"func", a.func}, {"bounds", std::move(bounds)}};
+      json j{{"stmt", "allocate"}, {"func", a.func}, {"bounds", std::move(bounds)}};
+      if (a.type.is_typed()) j["type"] = a.type.to_string();
+      return j;
     }
     case StmtKind::Store: {
       const auto& st = as<StoreStmt>(s);
@@ -478,6 +543,12 @@ json tgt_to_json(const TgtProgram& p) {
   json window = json::array();
   for (const auto& [min, len] : p.window) window.push_back(interval_json(min, len));
   json j{{"name", p.name}, {"params", p.params}, {"window", std::move(window)}, {"body", stmt_to_json(p.body)}};
+  if (p.typed) {
+    j["typed"] = true;
+    json types = json::array();
+    for (size_t i = 0; i < p.params.size(); ++i) types.push_back(p.param_type(i).to_string());
+    j["param_types"] = std::move(types);
+  }
   if (p.realize) j["realize"] = realize_json(*p.realize);
   return j;
 }

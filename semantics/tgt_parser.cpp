@@ -16,6 +16,7 @@
 
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
+#include "semantics/typing.hpp"
 
 namespace halo {
 
@@ -50,7 +51,12 @@ TgtProgram TgtParser::program() {
   p.loc = advance().loc;
   expect("pipeline", "after 'target'");
   p.name = name("the name of the pipeline (its output func)").text;
-  for (const Name& n : names_in_parens("after the pipeline name", "a parameter name")) p.params.push_back(n.text);
+  std::vector<std::optional<Type>> declared;
+  comma_list(expect("(", "after the pipeline name"), ")", [&] {
+    p.params.push_back(name("a parameter name").text);
+    declared.push_back(at(":") ? std::optional<Type>(type_annotation("after the parameter")) : std::nullopt);
+    return 0;
+  });
   if (accept("over")) {
     do {
       auto [loc, min, len] = interval([&] { return name("a window variable name").text; });
@@ -63,6 +69,12 @@ TgtProgram TgtParser::program() {
   if (!at_end())
     fail_expected(p.realize ? "end of file after the realize section"
                             : "'realize' or end of file after the pipeline body");
+  // A type written anywhere makes the program typed (docs/types.md, "Typed target programs").
+  p.typed = saw_types();
+  if (p.typed) {
+    for (const auto& t : declared) p.param_types.push_back(t.value_or(Type::int_(32)));
+    type_target(p);
+  }
   return p;
 }
 
@@ -124,8 +136,9 @@ Stmt TgtParser::allocate(const Token& keyword) {
     auto [loc, min, len] = interval([&] { return expr().expr; });
     return std::pair{std::move(min), std::move(len)};
   });
+  Type type = at(":") ? type_annotation(fmt::format("of the values of buffer {}", func)) : Type::z();
   end_of_statement("the allocation");
-  return make_allocate(std::move(func), std::move(bounds), keyword.loc);
+  return make_allocate(std::move(func), std::move(bounds), keyword.loc, type);
 }
 
 Stmt TgtParser::if_stmt(int depth) {

@@ -80,7 +80,8 @@ class Printer {
         const auto& a = as<AllocateStmt>(s);
         std::vector<std::string> dims;
         for (const auto& [min, len] : a.bounds) dims.push_back(interval_text(min, len));
-        out += fmt::format("allocate {}({});", a.func, fmt::join(dims, ", "));
+        out += fmt::format("allocate {}({}){};", a.func, fmt::join(dims, ", "),
+                           a.type.is_typed() ? " : " + a.type.to_string() : "");
         return;
       }
       case StmtKind::Store: {
@@ -149,7 +150,12 @@ std::string print_stmt(const Stmt& s, int indent) {
 }
 
 std::string print_tgt(const TgtProgram& p) {
-  std::string out = fmt::format("target pipeline {}({})", p.name, fmt::join(p.params, ", "));
+  // A typed program writes every parameter's type, so that even one without a typed buffer
+  // reads back typed.
+  std::vector<std::string> params;
+  for (size_t i = 0; i < p.params.size(); ++i)
+    params.push_back(p.typed ? p.params[i] + " : " + p.param_type(i).to_string() : p.params[i]);
+  std::string out = fmt::format("target pipeline {}({})", p.name, fmt::join(params, ", "));
   if (!p.window.empty()) {
     std::vector<std::string> dims;
     for (const auto& [min, len] : p.window) dims.push_back(fmt::format("({}, {})", min, len));

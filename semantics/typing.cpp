@@ -15,10 +15,11 @@ const Type kInt32 = Type::int_(32);
 
 class Typer {
  public:
-  explicit Typer(const Program& p) : prog_(p) {}
+  explicit Typer(std::string file) : file_(std::move(file)) {}
+  struct StmtTyper;
 
   [[noreturn]] void fail(SourceLoc loc, std::string message) const {
-    throw InputError(Diagnostic{prog_.file, loc, std::move(message)});
+    throw InputError(Diagnostic{file_, loc, std::move(message)});
   }
 
   // An integer literal as the user wrote it: a constant, or the negation of one (`x + -1`
@@ -70,7 +71,7 @@ class Typer {
         auto it = funcs_.find(n.func);
         return make_call(n.func, std::move(args), n.loc, n.label, it == funcs_.end() ? kInt32 : it->second);
       }
-      case ExprKind::Hole: return e;
+      case ExprKind::Hole: return with_type(e, kInt32);  // only target programs have holes
       case ExprKind::Op: return type_op_node(as<OpNode>(e));
     }
     return e;
@@ -78,6 +79,8 @@ class Typer {
 
   Expr type_op_node(const OpNode& n) {
     if (n.sugar == OpSugar::Clamp) return clamp(n);
+    // Typing again an expression already typed keeps its implicit casts implicit.
+    if (n.sugar == OpSugar::ImplicitCast) return cast_to(type(n.args[0]), n.type);
     if (n.sugar == OpSugar::Abs) return build(Op::Abs, {type(n.args[0])}, n.loc, Type::z());
     switch (n.op) {
       // Halide's Expr-op-int overloads: the literal takes the other operand's type.
@@ -193,13 +196,13 @@ class Typer {
     return std::make_shared<OpNode>(op, std::move(args), loc, OpSugar::None, r.result);
   }
 
-  // A stage value of func f: a literal takes the func's type; anything else must have it.
-  Expr value_of(const Expr& v, const FuncDef& f, const char* what) {
-    if (auto lit = literal(v)) return adopt(v, *lit, f.type, fmt::format("(the {} of func {})", what, f.name.text).c_str());
+  // A value stored in func f of type ft: a literal takes the type; anything else must have it.
+  Expr value_of(const Expr& v, const std::string& f, Type ft, const char* what) {
+    if (auto lit = literal(v)) return adopt(v, *lit, ft, fmt::format("(the {} of func {})", what, f).c_str());
     Expr t = type(v);
-    if (t->type != f.type)
+    if (t->type != ft)
       fail(v->loc, fmt::format("the {} of func {} has type {}, but the func's values are {} (write a cast: {}(...))",
-                               what, f.name.text, t->type.to_string(), f.type.to_string(), f.type.to_string()));
+                               what, f, t->type.to_string(), ft.to_string(), ft.to_string()));
     return t;
   }
 
@@ -215,14 +218,15 @@ class Typer {
     return cast_to(t, kInt32);
   }
 
-  // An rdom bound: Int(32), which its type must hold losslessly (src/RDom.cpp
-  // validate_min_extent).
-  Expr rdom_bound(const Expr& b, const char* which) {
+  // An rdom bound, or a loop or buffer bound of a target program: Int(32), which its type
+  // must hold losslessly (src/RDom.cpp validate_min_extent; Halide's For and Allocate take
+  // Int(32) bounds).
+  Expr int32_bound(const Expr& b, const char* what) {
     Expr t = type(b);
     if (!kInt32.can_represent(t->type))
-      fail(b->loc, fmt::format("the rdom {} has type {}, which cannot be represented as an int32 (Halide's "
+      fail(b->loc, fmt::format("the {} has type {}, which cannot be represented as an int32 (Halide's "
                                "RDom::validate_min_extent; write an explicit cast)",
-                               which, t->type.to_string()));
+                               what, t->type.to_string()));
     return cast_to(t, kInt32);
   }
 
@@ -233,6 +237,16 @@ class Typer {
     return t;
   }
 
+  // A condition of a target program: bool; lowering's `if (1)` (an integer literal) is cast
+  // to bool, as select's constant condition is.
+  Expr target_condition(const Expr& c) {
+    if (literal(c)) return cast_to(type(c), Type::boolean());
+    return condition(c);
+  }
+
+  // Every expression of a typed target program, in its scope (see type_target).
+  void run(TgtProgram& t);
+
   void run(Program& p) {
     Pipeline& pl = p.pipeline;
     for (size_t i = 0; i < pl.params.size(); ++i) params_[pl.params[i].text] = pl.param_type(i);
@@ -241,7 +255,7 @@ class Typer {
       for (const Name& x : f.vars) vars_[x.text] = kInt32;
       if (f.declared) {
         f.type = *f.declared;
-        f.pure = value_of(f.pure, f, "pure definition");
+        f.pure = value_of(f.pure, f.name.text, f.type, "pure definition");
       } else {
         f.pure = type(f.pure);
         f.type = f.pure->type;
@@ -251,12 +265,12 @@ class Typer {
         vars_ = params_;
         for (const Name& x : f.vars) vars_[x.text] = kInt32;
         for (RVar& r : u.rdom) {
-          r.min = rdom_bound(r.min, "min");
-          r.len = rdom_bound(r.len, "extent");
+          r.min = int32_bound(r.min, "rdom min");
+          r.len = int32_bound(r.len, "rdom extent");
           vars_[r.name.text] = kInt32;
         }
         for (size_t i = 0; i < u.lhs.size(); ++i) u.lhs[i] = index(u.lhs[i], f.name.text, i);
-        u.value = value_of(u.value, f, "update");
+        u.value = value_of(u.value, f.name.text, f.type, "update");
         if (u.predicate) u.predicate = condition(u.predicate);
       }
     }
@@ -264,42 +278,96 @@ class Typer {
     if (p.schedule)
       for (Directive& d : *p.schedule)
         for (Expr& e : d.exprs) e = type(e);
-    if (p.realize)
-      for (const ParamBinding& b : p.realize->params)
-        for (size_t i = 0; i < pl.params.size(); ++i)
-          if (pl.params[i].text == b.name.text && !pl.param_type(i).can_represent(b.value))
-            fail(b.name.loc, fmt::format("{} = {} is not a value of {}'s type {}", b.name.text, b.value.to_string(),
-                                         b.name.text, pl.param_type(i).to_string()));
+    check_realization(p.realize);
+  }
+
+  // Each realized parameter's value must be one of its type.
+  void check_realization(const std::optional<Realization>& r) const {
+    if (!r) return;
+    for (const ParamBinding& b : r->params) {
+      auto it = params_.find(b.name.text);
+      if (it != params_.end() && !it->second.can_represent(b.value))
+        fail(b.name.loc, fmt::format("{} = {} is not a value of {}'s type {}", b.name.text, b.value.to_string(),
+                                     b.name.text, it->second.to_string()));
+    }
   }
 
  private:
-  const Program& prog_;
+  std::string file_;
   std::map<std::string, Type> params_, vars_, funcs_;
 };
+
+// The statements of a target program: a loop binds an Int(32) variable, a let one of its
+// value's type; stores follow the rules of a stage's value and left-hand side.
+struct Typer::StmtTyper : StmtMutator {
+  Typer& ty;
+  explicit StmtTyper(Typer& t) : ty(t) {}
+
+  // A variable bound for the statement s alone.
+  Stmt scoped(const std::string& var, Type t, const Stmt& s) {
+    auto saved = ty.vars_;
+    ty.vars_[var] = t;
+    Stmt out = mutate(s);
+    ty.vars_ = std::move(saved);
+    return out;
+  }
+
+  Stmt mutate_assert(const Stmt& s) override { return make_assert(ty.target_condition(as<AssertStmt>(s).cond), s->loc); }
+  Stmt mutate_allocate(const Stmt& s) override {
+    const auto& a = as<AllocateStmt>(s);
+    std::vector<std::pair<Expr, Expr>> b;
+    for (const auto& [mn, ln] : a.bounds) b.emplace_back(ty.int32_bound(mn, "buffer min"), ty.int32_bound(ln, "buffer extent"));
+    return make_allocate(a.func, std::move(b), a.loc, a.type);
+  }
+  Stmt mutate_store(const Stmt& s) override {
+    const auto& st = as<StoreStmt>(s);
+    std::vector<Expr> args;
+    for (size_t i = 0; i < st.args.size(); ++i) args.push_back(ty.index(st.args[i], st.func, i));
+    auto it = ty.funcs_.find(st.func);
+    Type ft = it == ty.funcs_.end() ? kInt32 : it->second;
+    return make_store(st.func, st.label, std::move(args), ty.value_of(st.value, st.func, ft, "store"), st.loc);
+  }
+  Stmt mutate_if(const Stmt& s) override {
+    const auto& i = as<IfStmt>(s);
+    return make_if(ty.target_condition(i.cond), mutate(i.then_case), mutate(i.else_case), i.loc);
+  }
+  Stmt mutate_for(const Stmt& s) override {
+    const auto& f = as<ForStmt>(s);
+    Expr mn = ty.int32_bound(f.min, "loop min"), ln = ty.int32_bound(f.len, "loop extent");
+    return make_for(f.func, f.spec, f.stage, f.var, mn, ln, f.order, scoped(f.binder(), kInt32, f.body), f.loc);
+  }
+  Stmt mutate_let(const Stmt& s) override {
+    const auto& l = as<LetStmt>(s);
+    Expr v = ty.type(l.value);
+    return make_let(l.var, v, scoped(l.var, v->type, l.body), l.loc);
+  }
+};
+
+void Typer::run(TgtProgram& t) {
+  for (size_t i = 0; i < t.params.size(); ++i) params_[t.params[i]] = t.param_type(i);
+  check_realization(t.realize);
+  for (const auto& [mn, ln] : t.window) params_[mn] = params_[ln] = kInt32;
+  struct Buffers : StmtVisitor {
+    std::map<std::string, Type>& funcs;
+    explicit Buffers(std::map<std::string, Type>& f) : funcs(f) {}
+    void visit_allocate(const AllocateStmt& a) override { funcs[a.func] = a.type; }
+  } buffers(funcs_);
+  buffers.visit(t.body);
+  vars_ = params_;
+  StmtTyper st(*this);
+  t.body = st.mutate(t.body);
+}
 
 }  // namespace
 
 void type_program(Program& p) {
   if (!p.pipeline.typed) return;
-  Typer(p).run(p);
+  Typer(p.file).run(p);
 }
 
-namespace {
-[[noreturn]] void refuse(const std::string& file, SourceLoc loc, const char* what) {
-  throw InputError(Diagnostic{file, loc,
-                              fmt::format("{} does not take typed programs yet: halo check, eval, schedule, "
-                                          "lower, bounds, run and oracle (halo's own pipeline and Halide) do "
-                                          "(docs/types.md, \"What runs typed programs\")",
-                                          what)});
-}
-}  // namespace
-
-void refuse_typed(const Program& p, const char* what) {
-  if (p.pipeline.typed) refuse(p.file, p.pipeline.loc, what);
-}
-
-void refuse_typed(const TgtProgram& t, const char* what) {
-  if (t.typed) refuse(t.file, t.loc, what);
+void type_target(TgtProgram& t) {
+  if (!t.typed) return;
+  Typer(t.file).run(t);
 }
 
 }  // namespace halo

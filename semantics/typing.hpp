@@ -20,9 +20,13 @@ namespace halo {
 // Types `p` in place when p.pipeline.typed; throws InputError at the first type error.
 void type_program(Program& p);
 
-// The passes that do not handle typed programs yet (docs/types.md, "What runs typed
-// programs") refuse one with this InputError at the pipeline, naming `what` they are.
-void refuse_typed(const Program& p, const char* what);
-void refuse_typed(const TgtProgram& t, const char* what);
+// Types a typed target program in place (docs/types.md, "Typed target programs"), with
+// the rules of type_program: parameters have their types, window, loop and let variables
+// and holes are Int(32) (a let's variable has its value's type), a buffer has its
+// allocation's type, loop and buffer bounds are Int(32), conditions are bool (a literal
+// one is cast), a store's value has its buffer's type. Expressions written in ℤ by
+// lowering, scheduling or a completion become Int(32), as Halide's Stmt computes them;
+// typed ones are left as they are. Untyped programs are left alone.
+void type_target(TgtProgram& t);
 
 }  // namespace halo

@@ -190,6 +190,35 @@ TEST_CASE("explain: the trace runs from the iteration's FOR-ITER to the store's 
   CHECK(e.derivation->value == Value(int64_t{43}));
 }
 
+TEST_CASE("explain: a typed program shows its types in the derivation and the trace", "[explain][types]") {
+  // sharpen(1, 0) of the uint8 unsharp mask: input 37, blur (0 + 2 * 37 + 74) / 4 = 37 in
+  // uint8, then saturating_cast<u8>(37 * 2 - 37) = 37.
+  ExplainOptions o;
+  o.point = std::vector<Value>{Value(int64_t{1}), Value(int64_t{0})};
+  Explanation e = explain_example("types/unsharp_u8.halo", o);
+  REQUIRE(e.derivation);
+  CHECK(e.derivation->value == Value(int64_t{37}));
+  CHECK_THAT(e.derivation->judgment, Catch::EndsWith("sharpen(1, 0) := 37 : u8"));
+  // Somewhere below, blur's sum wraps in uint8 and says so.
+  std::vector<DerivationPtr> todo{e.derivation};
+  bool blur_u8 = false;
+  while (!todo.empty() && !blur_u8) {
+    DerivationPtr d = todo.back();
+    todo.pop_back();
+    blur_u8 = d->judgment.find("blur[1, 0] ⇓ 37 : u8") != std::string::npos;
+    for (const auto& p : d->premises) todo.push_back(p);
+  }
+  CHECK(blur_u8);
+  REQUIRE(e.trace.found);
+  std::vector<TraceEntry> all = e.trace.head;
+  all.insert(all.end(), e.trace.tail.begin(), e.trace.tail.end());
+  bool typed_eval = false;
+  for (const TraceEntry& t : all) typed_eval |= t.rule == "EVAL" && t.redex.find(" : i16") != std::string::npos;
+  CHECK(typed_eval);
+  CHECK_THAT(all.back().redex, Catch::StartsWith("sharpen^(0, *)[1, 0] <- 37"));
+  CHECK(render_html(e).find("37 : u8") != std::string::npos);
+}
+
 TEST_CASE("explain: options that do not fit the program are bad input", "[explain][cli]") {
   auto run = [](std::vector<std::string> args) {
     args.insert(args.begin(), "halo");

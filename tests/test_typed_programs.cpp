@@ -5,7 +5,6 @@
 #include "interp/fast_eval.hpp"
 #include "bounds/beta0.hpp"
 #include "oracle/theorems.hpp"
-#include "report/explain.hpp"
 #include "schedule/schedule.hpp"
 #include "lower/lower.hpp"
 #include "semantics/parser.hpp"
@@ -203,13 +202,6 @@ TEST_CASE("typed: lowering keeps the types, beta0 bounds them and the machine co
   // what the big-step reference does (the wrap of 2 * input included).
   OracleVerdict v = test::scheduled_oracle(p, resolve_input(p, {}));
   CHECK(v.holds());
-  // What does not take types yet says so.
-  try {
-    explain::explain_program(p, kUnsharp, explain::ExplainOptions{});
-    FAIL("halo explain accepted a typed program");
-  } catch (const InputError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("halo explain does not take typed programs yet"));
-  }
 }
 
 TEST_CASE("typed: a read through a narrow index is bounded by its type's range", "[types]") {
