@@ -206,9 +206,9 @@ TEST_CASE("property: β0 never fills a negative length, on empty, single-point a
         }
       }();
       RC_LOG() << h.to_string() << " = " << print_expr(e) << " = " << v.to_string() << "\n";
-      auto n = v.as_int64();
-      RC_ASSERT(n.has_value());
-      RC_ASSERT(*n >= 0);
+      // In ℤ: a length beyond 64 bits (a literal index of 2^63 makes one) is still a length.
+      RC_ASSERT(!v.is_error());
+      RC_ASSERT(v.sign() >= 0);
     }
   });
 }

@@ -124,6 +124,31 @@ TEST_CASE("kernel: the AVX-512 SGEMM micro-kernel holds (natively too where the 
   CHECK(any_finding(bad, "asan", "avx512_sgemm_oob_mask.c:"));
 }
 
+TEST_CASE("kernel: a typed spec computes in the buffers' types, and must have them", "[kernel][types]") {
+  Scratch s("typed");
+  // The kernel computes out = x * 2 in int8_t, where 100 * 2 wraps to -56; the typed spec
+  // says the same (i8 * 2 wraps), while an untyped one would say 200.
+  s.write("spec.halo", "pipeline out(n) {\n  fun x(i) : i8 = { i8(i * 25) }\n  fun out(i) : i8 = { x[i] * 2 }\n}\n"
+                       "realize (n = 8) over (0, 8)\n");
+  s.write("k.c", "#include <stdint.h>\nvoid k(const int8_t* x, int8_t* out) {\n"
+                 "  for (int i = 0; i < 8; ++i) out[i] = (int8_t)(x[i] * 2);\n}\n");
+  const std::string args = R"([{"kind": "input", "type": "int8_t", "shape": ["n"], "func": "x"},
+      {"kind": "output", "type": "int8_t", "shape": [8], "func": "out"}])";
+  std::string m = s.write("k.json", R"({"platform": "c", "sources": ["k.c"], "function": "k", "spec": "spec.halo",
+  "params": {"n": 8}, "args": )" + args + "}");
+  nlohmann::json ok = run_json(m);
+  CHECK(ok["verdict"] == "holds");
+  CHECK(ok["compared"] == 8);
+  // A func whose type is not its buffer's: a located error naming both.
+  s.write("spec.halo", "pipeline out(n) {\n  fun x(i) : i16 = { i16(i * 25) }\n  fun out(i) : i8 = { i8(x[i] * 2) }\n}\n"
+                       "realize (n = 8) over (0, 8)\n");
+  CliResult bad = run({"kernel", m});
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.err, Catch::Contains("k.json:2:") &&
+                          Catch::Contains("func 'x' of the typed spec") && Catch::Contains("has type i16, but the buffer x "
+                                                                                            "holds int8_t (write fun x(...) : i8)"));
+}
+
 TEST_CASE("kernel: a crashing or hanging kernel is a classified finding, not a failure of halo", "[kernel]") {
   Scratch s("crash");
   nlohmann::json ok = run_json(s.manifest("for (int i = 0; i < 8; ++i) out[i] = x[i] * 2;"));

@@ -229,6 +229,13 @@ int64_t param_value(const Plan& p, const std::string& name, SourceLoc loc) {
   throw InputError(Diagnostic{p.m.path, loc, fmt::format("the spec has no parameter '{}'", name)});
 }
 
+// The Halide type of a C element type; ℤ for a floating-point one, which no typed func has.
+Type halide_type_of(const KernelCType& t) {
+  if (t.is_float) return Type::z();
+  if (t.is_bool) return Type::boolean();
+  return t.is_signed ? Type::int_(8 * t.bytes) : Type::uint(8 * t.bytes);
+}
+
 Plan make_plan(const std::string& manifest_path, const KernelOptions& opt) {
   Plan p;
   p.m = parse_kernel_manifest(manifest_path);
@@ -237,19 +244,28 @@ Plan make_plan(const std::string& manifest_path, const KernelOptions& opt) {
   check_program(p.prog);
   const Pipeline& pipe = p.prog.pipeline;
 
-  // Funcs named by buffers must exist and have one dimension per extent.
+  // Funcs named by buffers must exist and have one dimension per extent; in a typed spec
+  // (docs/types.md) each also has the buffer's element type, so that the spec computes in
+  // the kernel's types (int8 operands, int32 sums) rather than being read into them.
   std::vector<Diagnostic> errs;
-  auto check_func = [&](const std::string& f, SourceLoc loc, size_t dims) {
+  auto check_func = [&](const std::string& f, SourceLoc loc, const KernelArg& a) {
     const FuncDef* fd = pipe.find(f);
     if (!fd) errs.push_back(Diagnostic{m.path, loc, fmt::format("the spec {} has no func '{}'", m.spec, f)});
-    else if (fd->vars.size() != dims)
+    else if (fd->vars.size() != a.shape.size())
       errs.push_back(Diagnostic{m.path, loc, fmt::format("func '{}' has {} dimension(s) but the buffer's shape has {}",
-                                                          f, fd->vars.size(), dims)});
+                                                          f, fd->vars.size(), a.shape.size())});
+    else if (pipe.typed && fd->type != halide_type_of(a.type))
+      errs.push_back(Diagnostic{
+          m.path, loc,
+          fmt::format("func '{}' of the typed spec {} has type {}, but the buffer {} holds {}{}", f, m.spec,
+                      fd->type.to_string(), a.name, a.type.name,
+                      a.type.is_float ? " (the typed language has no floating-point types yet)"
+                                      : fmt::format(" (write fun {}(...) : {})", f, halide_type_of(a.type).to_string()))});
   };
   for (const auto& a : m.args) {
     if (a.kind == KernelArgKind::Context || a.kind == KernelArgKind::Scalar) continue;
-    check_func(a.func, a.func_loc, a.shape.size());
-    if (!a.init.empty()) check_func(a.init, a.init_loc, a.shape.size());
+    check_func(a.func, a.func_loc, a);
+    if (!a.init.empty()) check_func(a.init, a.init_loc, a);
   }
   if (!errs.empty()) throw InputError(errs);
 
