@@ -40,18 +40,40 @@ VersionSelection select_versions(const std::string& name, const std::string& dis
   return s;
 }
 
+const char* verdict_word(bool finding, bool ran) { return finding ? "violated" : ran ? "holds" : "not_run"; }
+
+const char* matrix_verdict_word(const std::vector<CandidateVerdict>& verdicts) {
+  bool any_finding = false, all_ran = true;
+  for (const CandidateVerdict& v : verdicts) any_finding |= v.finding, all_ran &= v.ran;
+  return verdict_word(any_finding, all_ran);
+}
+
+std::vector<std::string> versions_not_run(const std::vector<CandidateVerdict>& verdicts) {
+  std::vector<std::string> out;
+  for (const CandidateVerdict& v : verdicts)
+    if (!v.ran && !v.finding) out.push_back(v.version);
+  return out;
+}
+
 std::string version_matrix_text(const std::string& display_name, const std::vector<CandidateVerdict>& verdicts) {
   std::string s = fmt::format("{:<8}  {:<17}  {:<14}  {}\n", display_name, "outcome", "phase", "what happened");
-  bool any = false;
   for (const CandidateVerdict& v : verdicts) {
-    any |= v.finding;
     std::string what = v.detail;
     if (what.size() > 160) what = what.substr(0, 157) + "...";
     s += fmt::format("{:<8}  {:<17}  {:<14}  {}\n", v.version, v.outcome, v.phase.empty() ? "-" : v.phase, what);
   }
   for (const CandidateVerdict& v : verdicts)
     if (v.finding) s += fmt::format("signature in {}: {}\n", v.version, v.signature);
-  s += fmt::format("verdict: {}\n", any ? "violated" : "holds");
+  std::string word = matrix_verdict_word(verdicts);
+  std::vector<std::string> skipped = versions_not_run(verdicts);
+  if (word == std::string("not_run") && skipped.size() == verdicts.size())
+    s += fmt::format("verdict: not run: no {} version ran the case ({}), so nothing is checked\n", display_name,
+                     fmt::join(skipped, ", "));
+  else if (word == std::string("not_run"))
+    s += fmt::format("verdict: not run on {0}: {1} {0} did not run the case; the other versions ran it and agreed\n",
+                     fmt::join(skipped, ", "), display_name);
+  else
+    s += fmt::format("verdict: {}\n", word);
   return s;
 }
 

@@ -95,7 +95,16 @@ class Candidate {
   // Whether the candidate has scheduling directives of its own beyond fig. 2.11 (halo's
   // lowering refuses them; only the candidate runs them).
   virtual bool has_own_directives() const { return false; }
+  // What `halo check --target NAME` checks beyond halo's own rules, without running the
+  // candidate: throws InputError when the candidate could not run (P, z) as written.
+  virtual void preflight(const Program& prog, const Input& in) const {}
 };
+
+// A verdict is earned: "violated" on a finding, "holds" when the candidate ran the case and
+// agreed, "not_run" when it never ran it (outside its model, not expressible in it, halo's
+// reference already an error) and found nothing, which is no verdict on the candidate.
+const char* verdict_word(bool finding, bool ran);
+inline const char* verdict_word(const CandidateVerdict& v) { return verdict_word(v.finding, v.ran); }
 
 // `--target NAME`, `NAME@KEY` or `NAME@all` resolved against a candidate's installed
 // versions: the keys to run (newest for NAME), or an error naming the installed ones.
@@ -106,6 +115,11 @@ struct VersionSelection {
 };
 VersionSelection select_versions(const std::string& name, const std::string& display_name,
                                  const std::vector<CandidateVersion>& installed, const std::string& target);
+
+// The verdict over several versions: violated when one found something, holds only when
+// every version ran and agreed, not_run otherwise; and the versions that did not run.
+const char* matrix_verdict_word(const std::vector<CandidateVerdict>& verdicts);
+std::vector<std::string> versions_not_run(const std::vector<CandidateVerdict>& verdicts);
 
 // `halo oracle --target NAME@all`: one row per version (version, outcome, phase, what
 // happened), the signature of every finding, and the overall verdict.

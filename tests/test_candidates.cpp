@@ -79,6 +79,7 @@ TEST_CASE("Candidates: the version matrix and a finding's history are the same f
   CandidateVerdict a, b;
   a.version = "1.0";
   a.outcome = "pass";
+  a.ran = true;
   b.version = "2.0";
   b.outcome = "wrong_output";
   b.phase = "run";
@@ -92,6 +93,18 @@ TEST_CASE("Candidates: the version matrix and a finding's history are the same f
   CHECK_THAT(m, Catch::Contains("signature in 2.0: wrong_output:run:split\n"));
   CHECK_THAT(m, Catch::EndsWith("verdict: violated\n"));
   CHECK_THAT(version_matrix_text("CC", {a}), Catch::EndsWith("verdict: holds\n"));
+  // A version that never ran the case is no verdict: holds needs every version to have run.
+  CandidateVerdict c;
+  c.version = "3.0";
+  c.outcome = "not_expressible";
+  CHECK(matrix_verdict_word({a, c}) == std::string("not_run"));
+  CHECK(versions_not_run({a, b, c}) == std::vector<std::string>{"3.0"});
+  CHECK_THAT(version_matrix_text("CC", {a, c}),
+             Catch::EndsWith("verdict: not run on 3.0: CC 3.0 did not run the case; the other versions ran it and "
+                             "agreed\n"));
+  CHECK_THAT(version_matrix_text("CC", {c}), Catch::EndsWith("verdict: not run: no CC version ran the case (3.0), so "
+                                                             "nothing is checked\n"));
+  CHECK(matrix_verdict_word({b, c}) == std::string("violated"));
   CHECK(version_history_text({{"1.0", "crash"}, {"2.0", "pass"}, {"3.0", "crash"}}) == "crash in 1.0 and 3.0; pass in 2.0");
   CHECK(version_history_text({}).empty());
 }
@@ -119,6 +132,8 @@ TEST_CASE("Candidates: Halide reports its outputs, memory events, version and re
   CHECK_FALSE(pass.declined);
   CHECK(pass.mismatches == 0);
   CHECK(pass.record["outcome"] == "pass");
+  CHECK(pass.record["verdict"] == "holds");
+  CHECK(verdict_word(pass) == std::string("holds"));
   CHECK_THAT(pass.text, Catch::Contains("pass"));
 
   // A documented wrong output of Halide 14: expected beside actual values, and a reproducer.
@@ -128,6 +143,7 @@ TEST_CASE("Candidates: Halide reports its outputs, memory events, version and re
   INFO(w.text);
   CHECK(w.outcome == "wrong_output");
   CHECK(w.finding);
+  CHECK(w.record["verdict"] == "violated");
   CHECK(w.ran);
   CHECK(w.mismatches > 0);
   REQUIRE_FALSE(w.first_mismatches.empty());
@@ -156,7 +172,10 @@ TEST_CASE("Candidates: Exo declines a .halo case with its reason, never a guess"
   CHECK_FALSE(v.finding);
   CHECK_FALSE(v.ran);
   CHECK(v.outcome == "declined");
+  CHECK(verdict_word(v) == std::string("not_run"));  // never "holds": Exo ran nothing
+  CHECK(v.record["verdict"] == "not_run");
   CHECK_THAT(v.detail, Catch::Contains("halo exo"));
+  CHECK_THROWS_AS(e.preflight(p, in), InputError);  // `halo check --target exo` says so
   CHECK_THROWS_AS(e.reproducer(p, in, v, CandidateOptions{}), InputError);
   fuzz::CaseResult r = fuzz::check_candidate_case(e, p, fuzz::default_case_limits(), CandidateOptions{});
   CHECK_FALSE(r.is_finding());

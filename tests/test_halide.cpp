@@ -562,8 +562,9 @@ TEST_CASE("halo oracle --target halide: text, JSON and exit status", "[halide][c
 }
 
 TEST_CASE("halo oracle --target halide --emit-cpp: a case with no Halide program keeps its verdict", "[halide][cli]") {
-  // 2^40 does not fit Int(32): out of the model, which is not a finding (exit 0); there is
-  // no reproducer to write, and halo says so instead of failing.
+  // 2^40 does not fit Int(32): out of the model, which is not a finding, nor a verdict on
+  // Halide (exit 5, "not run"); there is no reproducer to write, and halo says so instead
+  // of failing.
   std::filesystem::path tmp = std::filesystem::temp_directory_path() / "halo_test_out_of_model.halo";
   {
     std::ofstream f(tmp);
@@ -572,9 +573,27 @@ TEST_CASE("halo oracle --target halide --emit-cpp: a case with no Halide program
   std::filesystem::path cpp = std::filesystem::temp_directory_path() / "halo_test_out_of_model.cpp";
   std::filesystem::remove(cpp);
   test::CliResult r = test::run_halo({"oracle", tmp.string(), "--target", "halide", "--emit-cpp", cpp.string()});
-  CHECK(r.status == 0);
+  CHECK(r.status == 5);
   CHECK_THAT(r.out, Catch::Contains("out_of_model"));
+  CHECK_THAT(r.out, Catch::Contains("verdict: not run: Halide did not run the case"));
+  CHECK_THAT(r.out, !Catch::Contains("holds"));
   CHECK_THAT(r.err, Catch::Contains("no reproducer written"));
+  // Every version: the matrix says none ran, in text and JSON, with the same status.
+  test::CliResult all = test::run_halo({"oracle", tmp.string(), "--target", "halide@all"});
+  CHECK(all.status == 5);
+  CHECK_THAT(all.out, Catch::Contains("verdict: not run: no Halide version ran the case"));
+  test::CliResult js = test::run_halo({"oracle", tmp.string(), "--target", "halide@all", "--json"});
+  CHECK(js.status == 5);
+  nlohmann::json j = nlohmann::json::parse(js.out);
+  CHECK(j["verdict"] == "not_run");
+  CHECK(j["not_run"].size() == j["matrix"].size());
+  for (const auto& row : j["matrix"]) CHECK(row["verdict"] == "not_run");
+  // halo check --target halide says it before anything runs (exit 2), and accepts the
+  // same program for halo's own pipeline, which computes in ℤ.
+  test::CliResult pre = test::run_halo({"check", tmp.string(), "--target", "halide"});
+  CHECK(pre.status == 2);
+  CHECK_THAT(pre.err, Catch::Contains("Halide would not run this case as written (out_of_model)"));
+  CHECK(test::run_halo({"check", tmp.string()}).status == 0);
   CHECK_FALSE(std::filesystem::exists(cpp));
   std::filesystem::remove(tmp);
 }

@@ -7,6 +7,7 @@
 
 #include "bounds/beta0.hpp"
 #include "candidates/engines/engine.hpp"
+#include "candidates/registry.hpp"
 #include "bounds/extract.hpp"
 #include "bounds/query_check.hpp"
 #include "support/big_stack.hpp"
@@ -422,6 +423,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CommonOptions check_opts, eval_opts;
   auto* check = app.add_subcommand("check", "parse and validate the algorithm and schedule");
   add_common(check, check_opts, true);
+  std::string check_target = "self";
+  check->add_option("--target", check_target,
+                    "also check what this candidate needs to run the case as written: its own directives are "
+                    "accepted (docs/cli.md)")
+      ->check(cli::self_or_candidate("self|halide[@M]|exo"))
+      ->capture_default_str();
   auto* eval = app.add_subcommand("eval", "the big-step reference semantics (fig. 2.6): the output on R(z)");
   add_common(eval, eval_opts, true);
   std::string derivation_point, evaluator = "fast";
@@ -507,8 +514,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       else {
         Program prog = parse_program(src, check_opts.file);
         check_program(prog);
-        resolve_input(prog, InputOverrides{check_opts.params, check_opts.windows});  // --param, --window
-        schedule_pipeline(prog);  // each directive's own restrictions (§2.8)
+        Input in = resolve_input(prog, InputOverrides{check_opts.params, check_opts.windows});  // --param, --window
+        if (check_target == "self") {
+          schedule_pipeline(prog);  // each directive's own restrictions (§2.8)
+        } else {
+          // A candidate's own directives are outside §2.8; the rest of the schedule is not.
+          CandidateTarget t = resolve_candidate_target(check_target);
+          if (!t.selection.error.empty()) throw InputError(Diagnostic{check_opts.file, {}, t.selection.error});
+          if (t.candidate->has_own_directives()) schedule_formal_part(prog);
+          else schedule_pipeline(prog);
+          t.candidate->preflight(prog, in);
+        }
       }
       return kExitOk;
     }

@@ -129,13 +129,13 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
       err << "wrote the " << c.display_name() << " reproducer to " << f.emit_cpp << "\n";
     }
   }
-  bool any_finding = std::any_of(verdicts.begin(), verdicts.end(), [](const auto& x) { return x.finding; });
+  std::string word = matrix_verdict_word(verdicts);
   if (target.selection.all) {
     if (json) {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& x : verdicts) rows.push_back(x.record);
-      out << nlohmann::json{{"target", f.target}, {"file", file}, {"verdict", any_finding ? "violated" : "holds"},
-                            {"matrix", rows}}
+      out << nlohmann::json{{"target", f.target}, {"file", file}, {"verdict", word},
+                            {"not_run", versions_not_run(verdicts)}, {"matrix", rows}}
                  .dump()
           << "\n";
     } else if (f.emit_cpp != "-" || reproducer.empty()) {
@@ -146,7 +146,7 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
   } else if (f.emit_cpp != "-" || reproducer.empty()) {
     out << v.text;
   }
-  return any_finding ? kExitFinding : kExitOk;
+  return word == std::string("violated") ? kExitFinding : word == std::string("holds") ? kExitOk : kExitNotRun;
 }
 
 void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzzFlags& f) {

@@ -16,6 +16,9 @@ namespace halo::cli {
 // Exit status (LANGUAGE.md): 0 success, 1 a finding, 2 bad input, 3 a resource limit,
 // 4 an internal error of halo.
 constexpr int kExitOk = 0, kExitFinding = 1, kExitInput = 2, kExitLimit = 3, kExitInternal = 4;
+// A candidate (--target) did not run the case on some version and found nothing where it
+// ran: no verdict (docs/cli.md, "Exit status").
+constexpr int kExitNotRun = 5;
 
 // Runs the selected command. Exceptions are mapped to messages and exit codes by run_cli
 // (InputError → 2, ResourceLimit → 3, anything else → 4), so actions may simply throw.

@@ -11,6 +11,10 @@ namespace halo::exo {
 
 namespace {
 
+constexpr const char* kDeclined =
+    "halo writes no Exo procedure from a .halo schedule: Exo's cases are Exo scripts, checked with "
+    "`halo exo SCRIPT.py PROC --spec FILE.halo` or drawn by `halo fuzz --target exo`";
+
 class ExoCandidate final : public Candidate {
  public:
   std::string name() const override { return "exo"; }
@@ -31,6 +35,10 @@ class ExoCandidate final : public Candidate {
     return versions_;
   }
 
+  void preflight(const Program& prog, const Input&) const override {
+    throw InputError(Diagnostic{prog.file, {}, std::string("Exo would not run this case: ") + kDeclined});
+  }
+
   CandidateVerdict run_case(const Program& prog, const Input&, const CandidateOptions&) const override {
     CandidateVerdict v;
     v.candidate = "exo";
@@ -38,10 +46,9 @@ class ExoCandidate final : public Candidate {
     v.version = installed.empty() ? "not installed" : installed.back().version;
     v.outcome = "declined";
     v.declined = true;
-    v.detail = "halo writes no Exo procedure from a .halo schedule: Exo's cases are Exo scripts, checked with "
-               "`halo exo SCRIPT.py PROC --spec FILE.halo` or drawn by `halo fuzz --target exo`";
+    v.detail = kDeclined;
     v.record = {{"target", "exo"}, {"exo_version", v.version}, {"outcome", v.outcome}, {"finding", false},
-                {"verdict", "declined"}, {"detail", v.detail}};
+                {"verdict", verdict_word(v)}, {"detail", v.detail}};
     v.text = "Exo " + v.version + ": declined\n  " + v.detail + "\n";
     return v;
   }

@@ -1,6 +1,7 @@
 // Halide behind the candidate interface: see candidate.hpp.
 #include "candidates/halide/candidate.hpp"
 
+#include "candidates/halide/plan.hpp"
 #include "candidates/halide/versions.hpp"
 
 #include <fmt/format.h>
@@ -20,6 +21,15 @@ class HalideCandidate final : public Candidate {
                : "";
   }
   bool has_own_directives() const override { return true; }
+  // The translation the worker would build: a schedule Halide cannot express, or a value
+  // outside the Int(32) model of an untyped program, is said before anything runs.
+  void preflight(const Program& prog, const Input& in) const override {
+    auto plan = translate_to_halide(prog, in);
+    if (const auto* e = std::get_if<TranslationError>(&plan))
+      throw InputError(Diagnostic{prog.file, {},
+                                  fmt::format("Halide would not run this case as written ({}): {}",
+                                              e->not_expressible ? "not_expressible" : "out_of_model", e->message)});
+  }
   std::string reproducer_extension() const override { return ".cpp"; }
 
   CandidateVerdict run_case(const Program& prog, const Input& in, const CandidateOptions& opt) const override {
@@ -31,13 +41,7 @@ class HalideCandidate final : public Candidate {
     c.phase = v.phase;
     c.finding = v.finding();
     c.declined = v.outcome == HalideOutcome::NotExpressible || v.outcome == HalideOutcome::OutOfModel;
-    switch (v.outcome) {  // Halide compiled the case and ran it
-      case HalideOutcome::Pass: case HalideOutcome::WrongOutput: case HalideOutcome::MemoryViolation:
-      case HalideOutcome::AgreedAssertion: case HalideOutcome::RuntimeAssertion:
-        c.ran = true;
-        break;
-      default: break;
-    }
+    c.ran = halide_ran(v.outcome);
     c.detail = v.detail;
     c.signature = v.signature;
     c.shrink_kind = shrink_kind(v);

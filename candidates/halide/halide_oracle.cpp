@@ -11,6 +11,7 @@
 #include "candidates/halide/jit.hpp"
 #include "candidates/halide/plan.hpp"
 #include "candidates/halide/protocol.hpp"
+#include "oracle/candidate.hpp"
 #include "candidates/halide/versions.hpp"
 #include "candidates/halide/worker.hpp"
 #include "oracle/theorems.hpp"
@@ -511,6 +512,15 @@ bool is_violation(HalideOutcome o) {
          o == HalideOutcome::InternalError;
 }
 
+bool halide_ran(HalideOutcome o) {
+  switch (o) {
+    case HalideOutcome::Pass: case HalideOutcome::WrongOutput: case HalideOutcome::MemoryViolation:
+    case HalideOutcome::AgreedAssertion: case HalideOutcome::RuntimeAssertion:
+      return true;
+    default: return false;
+  }
+}
+
 bool is_finding(HalideOutcome o) {
   return is_violation(o) || o == HalideOutcome::Rejected || o == HalideOutcome::RuntimeAssertion ||
          o == HalideOutcome::Hang || o == HalideOutcome::OutOfMemory;
@@ -641,7 +651,7 @@ nlohmann::json halide_verdict_to_json(const HalideVerdict& v) {
           {"outcome", outcome_name(v.outcome)},
           {"finding", v.finding()},
           {"violation", is_violation(v.outcome)},
-          {"verdict", v.finding() ? "violated" : "holds"},
+          {"verdict", verdict_word(v.finding(), halide_ran(v.outcome))},
           {"phase", v.phase},
           {"message", v.message},
           {"detail", v.detail},
@@ -679,7 +689,10 @@ std::string describe_halide_verdict(const HalideVerdict& v) {
   if (v.finding()) s += "  signature: " + v.signature + "\n";
   if ((v.outcome == HalideOutcome::Crash || v.outcome == HalideOutcome::Hang) && !v.output_tail.empty())
     s += "  Halide's last output:\n" + v.output_tail + "\n";
-  s += fmt::format("  verdict: {}\n", v.finding() ? "violated" : "holds");
+  s += fmt::format("  verdict: {}\n", v.finding() || halide_ran(v.outcome)
+                                           ? verdict_word(v.finding(), true)
+                                           : "not run: Halide did not run the case, it is not checked (" +
+                                                 std::string(outcome_name(v.outcome)) + ")");
   return s;
 }
 

@@ -38,6 +38,7 @@ enum class HalideOutcome : uint8_t {
 const char* outcome_name(HalideOutcome o);
 bool is_finding(HalideOutcome o);          // a violation or a divergence
 bool is_violation(HalideOutcome o);        // wrong_output, memory_violation, crash, internal_error
+bool halide_ran(HalideOutcome o);          // Halide compiled the case and ran it on z
 
 struct HalideOptions {
   int version = 0;               // the Halide major version (versions.hpp); 0 = the newest installed
