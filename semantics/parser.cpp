@@ -680,8 +680,19 @@ ParsedExpr ParserCore::builtin(Op op) {
     fail(peek().loc,
          fmt::format("'{}' is a built-in operator, not a func: write {}(...)", name.text, name.text));
   std::vector<ParsedExpr> args = expr_list(expect("(", fmt::format("after the built-in '{}'", name.text)), ")");
+  if (op == Op::Select && args.size() > 3 && args.size() % 2 == 1) {
+    // Halide's multi-way select(c0, v0, c1, v1, ..., default) is
+    // select(c0, v0, select(c1, v1, ..., default)) (src/IROperator.h).
+    ParsedExpr rest = args.back();
+    for (size_t i = args.size() - 1; i >= 2; i -= 2) rest = op_node(op, {args[i - 2], args[i - 1], rest}, name.loc);
+    return rest;
+  }
   if (std::ssize(args) != op_arity(op))
-    fail(name.loc, fmt::format("{} expects {} arguments, found {}", name.text, op_arity(op), args.size()));
+    fail(name.loc, fmt::format("{} expects {} arguments{}, found {}", name.text, op_arity(op),
+                               op == Op::Select ? " (or an odd number, Halide's multi-way select(c0, v0, c1, v1, ..., "
+                                                  "default))"
+                                                : "",
+                               args.size()));
   return op_node(op, args, name.loc);
 }
 

@@ -317,6 +317,11 @@ TEST_CASE("parser: precedence and associativity", "[parser]") {
                O(Op::Select, {O(Op::Lt, {V("a"), V("b")}), O(Op::Min, {V("a"), V("b")}),
                               O(Op::Max, {V("a"), make_call("f", {V("b")})})}));
   require_tree("f[]", make_call("f", {}));
+  // Halide's multi-way select nests from the left pair out.
+  require_tree("select(a, 1, b, 2, 3)", O(Op::Select, {V("a"), C(1), O(Op::Select, {V("b"), C(2), C(3)})}));
+  require_tree("select(a, 1, b, 2, c, 3, 4)",
+               O(Op::Select, {V("a"), C(1), O(Op::Select, {V("b"), C(2), O(Op::Select, {V("c"), C(3), C(4)})})}));
+  expr_error("select(a, 1, b, 2)", "1:1", "select expects 3 arguments (or an odd number, Halide's multi-way");
 }
 
 TEST_CASE("parser: negative literals", "[parser]") {
@@ -514,7 +519,7 @@ TEST_CASE("parser: error messages and locations", "[parser]") {
   expr_error("a b", "1:3", "expected end of input after the expression, found 'b'");
   expr_error("x<-1", "1:2", "write '< -'");
   expr_error("min(1)", "1:1", "min expects 2 arguments, found 1");
-  expr_error("select(1, 2, 3, 4)", "1:1", "select expects 3 arguments, found 4");
+  expr_error("select(1, 2, 3, 4)", "1:1", "select expects 3 arguments (or an odd number, Halide's multi-way select(c0, v0, c1, v1, ..., default)), found 4");
   expr_error("select[1]", "1:7", "'select' is a built-in operator, not a func");
   expr_error("max", "1:4", "expected '(' after the built-in 'max'");
   expr_error("g(x)", "1:2", "func accesses use brackets: write g[...]");
