@@ -53,61 +53,77 @@ inline bool word_relational(Op op, int64_t x, int64_t y, int64_t& out) {
 
 // Halide's arithmetic on the word-sized path, for types of at most 32 bits, where the
 // exact result of each operator below fits in 64 bits: the exact result, then the type's
-// rule — the same definitions as apply_typed_op (type_ops.cpp), on machine words. False
-// where the result is Int(32)-undefined or the operator is not one of these (shifts, the
-// rounding shifts, mul_shift_right, lerp: the caller then takes the path on Values).
-inline bool typed_fast(Op op, const TypedOp& t, int64_t x, int64_t y, int64_t z, int64_t& out) {
+// rule — the same definitions as apply_typed_op (type_ops.cpp), on machine words. It works
+// on n lanes at once (a row of points, or one point), one operator per loop so that the
+// loops vectorize. False where some lane's result is Int(32)-undefined or the operator is
+// not one of these (shifts, the rounding shifts, mul_shift_right, lerp: the caller then
+// takes the path on Values). `out` must not alias an operand.
+inline bool typed_lanes(Op op, const TypedOp& t, int n, const int64_t* x, const int64_t* y, const int64_t* z,
+                        int64_t* out) {
   const Type r = t.result;
-  if (r.bits() > 32 || t.args[0].bits() > 32) return false;
-  auto clamp_to = [&](int64_t v) {  // saturate
-    int64_t lo = r.is_int() ? -(int64_t{1} << (r.bits() - 1)) : 0;
-    int64_t hi = r.is_int() ? (int64_t{1} << (r.bits() - 1)) - 1 : (int64_t{1} << r.bits()) - 1;
-    return std::clamp(v, lo, hi);
-  };
-  int64_t v;
+  if (r.is_z() || r.bits() > 32 || t.args[0].bits() > 32) return false;
+  auto map1 = [&](auto f) { for (int l = 0; l < n; ++l) out[l] = f(x[l]); };
+  auto map2 = [&](auto f) { for (int l = 0; l < n; ++l) out[l] = f(x[l], y[l]); };
+  const int64_t lo = r.is_int() ? -(int64_t{1} << (r.bits() - 1)) : 0;
+  const int64_t hi = r.is_int() ? (int64_t{1} << (r.bits() - 1)) - 1 : (int64_t{1} << r.bits()) - 1;
+  auto clamp_to = [&](int64_t v) { return std::clamp(v, lo, hi); };  // saturate
+  bool ok = true;
   switch (op) {
-    case Op::Add: case Op::WideningAdd: v = x + y; break;
-    case Op::Sub: case Op::WideningSub: v = x - y; break;
+    case Op::Add: case Op::WideningAdd: map2([](int64_t a, int64_t b) { return a + b; }); break;
+    case Op::Sub: case Op::WideningSub: map2([](int64_t a, int64_t b) { return a - b; }); break;
     // Unsigned: two u32 operands' product exceeds int64; its low bits are the wrapped result,
     // and two Int(32) operands' product always fits.
-    case Op::Mul: case Op::WideningMul: v = int64_t(uint64_t(x) * uint64_t(y)); break;
-    case Op::Div: if (!fast::div(x, y, v)) return false; break;  // Euclidean, x / 0 = 0
-    case Op::Mod: if (!fast::mod(x, y, v)) return false; break;
-    case Op::Neg: v = -x; break;
-    case Op::Cast: v = x; break;
-    case Op::Abs: v = x < 0 ? -x : x; break;
-    case Op::Absd: v = x < y ? y - x : x - y; break;
-    case Op::HalvingAdd: v = (x + y) >> 1; break;  // floor
-    case Op::RoundingHalvingAdd: v = (x + y + 1) >> 1; break;
-    case Op::HalvingSub: v = (x - y) >> 1; break;
-    case Op::BitAnd: v = x & y; break;  // on sign-extended words: the sign extension of the result
-    case Op::BitOr: v = x | y; break;
-    case Op::BitXor: v = x ^ y; break;
-    case Op::BitNot: v = ~x; break;
-    case Op::SaturatingCast: out = clamp_to(x); return true;
-    case Op::SaturatingAdd: out = clamp_to(x + y); return true;
-    case Op::SaturatingSub: out = clamp_to(x - y); return true;
+    case Op::Mul: case Op::WideningMul:
+      map2([](int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); });
+      break;
+    case Op::Div:  // Euclidean, x / 0 = 0
+      for (int l = 0; l < n; ++l) ok &= fast::div(x[l], y[l], out[l]);
+      break;
+    case Op::Mod:
+      for (int l = 0; l < n; ++l) ok &= fast::mod(x[l], y[l], out[l]);
+      break;
+    case Op::Neg: map1([](int64_t a) { return -a; }); break;
+    case Op::Cast: map1([](int64_t a) { return a; }); break;
+    case Op::Abs: map1([](int64_t a) { return a < 0 ? -a : a; }); break;
+    case Op::Absd: map2([](int64_t a, int64_t b) { return a < b ? b - a : a - b; }); break;
+    case Op::HalvingAdd: map2([](int64_t a, int64_t b) { return (a + b) >> 1; }); break;  // floor
+    case Op::RoundingHalvingAdd: map2([](int64_t a, int64_t b) { return (a + b + 1) >> 1; }); break;
+    case Op::HalvingSub: map2([](int64_t a, int64_t b) { return (a - b) >> 1; }); break;
+    // On sign-extended words: the sign extension of the result.
+    case Op::BitAnd: map2([](int64_t a, int64_t b) { return a & b; }); break;
+    case Op::BitOr: map2([](int64_t a, int64_t b) { return a | b; }); break;
+    case Op::BitXor: map2([](int64_t a, int64_t b) { return a ^ b; }); break;
+    case Op::BitNot: map1([](int64_t a) { return ~a; }); break;
+    case Op::SaturatingCast: map1(clamp_to); return true;
+    case Op::SaturatingAdd: map2([&](int64_t a, int64_t b) { return clamp_to(a + b); }); return true;
+    case Op::SaturatingSub: map2([&](int64_t a, int64_t b) { return clamp_to(a - b); }); return true;
     case Op::CountLeadingZeros: case Op::CountTrailingZeros: case Op::Popcount: {
-      const int n = t.args[0].bits();
-      uint64_t p = uint64_t(x) & ((uint64_t{1} << n) - 1);
-      if (op == Op::Popcount) out = __builtin_popcountll(p);
-      else if (p == 0) out = n;
-      else out = op == Op::CountTrailingZeros ? __builtin_ctzll(p) : __builtin_clzll(p) - (64 - n);
+      const int w = t.args[0].bits();
+      map1([&](int64_t a) -> int64_t {
+        uint64_t p = uint64_t(a) & ((uint64_t{1} << w) - 1);
+        if (op == Op::Popcount) return __builtin_popcountll(p);
+        if (p == 0) return w;
+        return op == Op::CountTrailingZeros ? __builtin_ctzll(p) : __builtin_clzll(p) - (64 - w);
+      });
       return true;
     }
-    case Op::Not: out = !x; return true;
-    case Op::Select: out = x ? y : z; return true;
-    default: return word_relational(op, x, y, out);
+    case Op::Not: map1([](int64_t a) -> int64_t { return !a; }); return true;
+    case Op::Select:
+      for (int l = 0; l < n; ++l) out[l] = x[l] ? y[l] : z[l];
+      return true;
+    default:  // comparisons, logic, min and max: results already of their type
+      for (int l = 0; l < n; ++l)
+        if (!word_relational(op, x[l], y[l], out[l])) return false;
+      return true;
   }
-  const int n = r.bits();
   if (op != Op::Cast && !r.wraps()) {  // Int(32): undefined outside the range
-    if (v < INT32_MIN || v > INT32_MAX) return false;
-    out = v;
-    return true;
+    for (int l = 0; l < n; ++l) ok &= out[l] >= INT32_MIN && out[l] <= INT32_MAX;
+    return ok;
   }
-  uint64_t low = uint64_t(v) & ((uint64_t{1} << n) - 1);
-  out = r.is_int() && (low >> (n - 1)) ? int64_t(low) - (int64_t{1} << n) : int64_t(low);
-  return true;
+  const int sh = 64 - r.bits();  // wrap: the low bits, read as signed or unsigned
+  if (r.is_int()) for (int l = 0; l < n; ++l) out[l] = int64_t(uint64_t(out[l]) << sh) >> sh;
+  else for (int l = 0; l < n; ++l) out[l] = int64_t(uint64_t(out[l]) << sh >> sh);
+  return ok;
 }
 
 struct CNode {
@@ -566,7 +582,7 @@ struct FastEvaluator::Impl {
         const int32_t kids[3] = {n.a, n.b, n.c};
         for (int j = 0; j < t.arity; ++j)
           if (!operand(kids[j], fr, act, v[j])) return false;
-        return typed_fast(n.op, t, v[0], v[1], v[2], out);
+        return typed_lanes(n.op, t, 1, &v[0], &v[1], &v[2], &out);
       }
       case NK::Select: {
         // Strict: all three operands are evaluated (an error anywhere leaves the fast path).
@@ -677,6 +693,14 @@ struct FastEvaluator::Impl {
         int64_t c[kLanes], x[kLanes], y[kLanes];
         if (!eval_batch(n.a, b, c) || !eval_batch(n.b, b, x) || !eval_batch(n.c, b, y)) return false;
         return lanes(b.n, [&](int l) { out[l] = c[l] != 0 ? x[l] : y[l]; return true; });
+      }
+      case NK::Typed: {
+        const TypedOp& t = typed_ops[n.imm];
+        int64_t v[3][kLanes];
+        const int32_t kids[3] = {n.a, n.b, n.c};
+        for (int j = 0; j < t.arity; ++j)
+          if (!eval_batch(kids[j], b, v[j])) return false;
+        return typed_lanes(n.op, t, b.n, v[0], v[1], v[2], out);
       }
       case NK::AccessAffine: {
         const AffineArg* args = affine_args.data() + n.b;
