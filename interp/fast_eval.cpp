@@ -917,18 +917,50 @@ struct FastEvaluator::Impl {
         ci[d] = c[d].is_small() ? c[d].small() : 0;
       }
       int64_t idx = small ? box_index(f, ci) : -1;
-      if (idx >= 0) {
-        if (f.state[idx] == 0) fill_box(fi, idx, ci);
-        if (f.state[idx] == 1) return Value(f.data[idx]);
-        if (f.state[idx] == 2) return f.special.at(uint64_t(idx));
-        throw std::logic_error("fast evaluator: cyclic dependency on " + f.name);
-      }
+      if (idx >= 0) return box_value(fi, idx, ci);
     }
     if (auto it = f.sparse.find(c); it != f.sparse.end()) return it->second;
     Value v = stage_value(fi, int(f.stages.size()) - 1, c);
     budget.charge_memory(64 + 32 * c.size());
     f.sparse.emplace(c, v);
     return v;
+  }
+
+  // f's final value at the point c, whose index in f's box is idx.
+  Value box_value(int fi, int64_t idx, const int64_t* c) {
+    FuncInfo& f = funcs[fi];
+    if (f.state[idx] == 0) fill_box(fi, idx, c);
+    if (f.state[idx] == 1) return Value(f.data[idx]);
+    if (f.state[idx] == 2) return f.special.at(uint64_t(idx));
+    throw std::logic_error("fast evaluator: cyclic dependency on " + f.name);
+  }
+
+  // The output func on the window, first dimension fastest (window_point's order). Where
+  // the window's coordinates are machine words they are stepped in place and the output's
+  // box is read directly, which spares a Point per output point.
+  void realize_window(std::vector<Value>& out, uint64_t n) {
+    const int fi = int(funcs.size()) - 1;
+    const FuncInfo& f = funcs[fi];
+    const std::vector<Interval>& w = input.window;
+    int64_t c[kMaxFastDims], lo[kMaxFastDims], end[kMaxFastDims];
+    bool words = f.has_box && int(w.size()) == f.dims;
+    for (int d = 0; words && d < f.dims; ++d) {
+      words = w[d].min.is_small() && w[d].len.is_small() &&
+              fast::add(w[d].min.small(), w[d].len.small(), end[d]);
+      c[d] = lo[d] = w[d].min.small();
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+      if (!words) {
+        out.push_back(final_value(fi, window_point(w, i)));
+        continue;
+      }
+      int64_t idx = box_index(f, c);
+      out.push_back(idx >= 0 ? box_value(fi, idx, c) : final_value(fi, Point(c, c + f.dims)));
+      for (int d = 0; d < f.dims; ++d) {
+        if (++c[d] != end[d]) break;
+        c[d] = lo[d];
+      }
+    }
   }
 
   void fill_frame(std::vector<Value>& fr, int fi, const Point& c) {
@@ -1168,10 +1200,7 @@ OutputBuffer FastEvaluator::realize() {
   uint64_t n = window_volume(out.window, impl_->limits);
   impl_->budget.charge_memory(n * sizeof(Value));
   out.values.reserve(n);
-  int last = int(impl_->funcs.size()) - 1;
-  run_on_big_stack([&] {
-    for (uint64_t i = 0; i < n; ++i) out.values.push_back(impl_->final_value(last, window_point(out.window, i)));
-  });
+  run_on_big_stack([&] { impl_->realize_window(out.values, n); });
   return out;
 }
 
