@@ -170,7 +170,7 @@ struct FuncInfo {
   // Final values over a dense box ...
   bool has_box = false;
   std::vector<int64_t> box_min, box_len, stride;
-  std::vector<int64_t> data;
+  std::unique_ptr<int64_t[]> data;  // uninitialized: `state` says which cells hold a value
   std::vector<uint8_t> state;  // 0 not computed, 1 small value in data, 2 in `special`, 3 computing
   std::unordered_map<uint64_t, Value> special;
   // ... and sparsely elsewhere.
@@ -531,7 +531,7 @@ struct FastEvaluator::Impl {
         f.stride.push_back(stride);
         stride *= iv->hi - iv->lo + 1;
       }
-      f.data.assign(volume, 0);
+      f.data = std::make_unique_for_overwrite<int64_t[]>(volume);
       f.state.assign(volume, 0);
     }
   }
@@ -658,7 +658,8 @@ struct FastEvaluator::Impl {
     switch (n.kind) {
       case NK::Imm: std::fill(out, out + b.n, n.imm); return true;
       case NK::Slot:
-        for (int l = 0; l < b.n; ++l) out[l] = b.frame[n.imm] + (n.imm == b.vary_slot ? l : 0);
+        if (n.imm == b.vary_slot) for (int l = 0; l < b.n; ++l) out[l] = b.frame[n.imm] + l;
+        else std::fill(out, out + b.n, b.frame[n.imm]);
         return true;
       case NK::SelfCell: std::copy(b.cells, b.cells + b.n, out); return true;
       case NK::Unary: {
@@ -750,6 +751,13 @@ struct FastEvaluator::Impl {
       first[k] = lo;
       idx += o * f.stride[k];
       if (varies) step += f.stride[k];
+    }
+    // Usually every point is computed already: then a plain strided copy.
+    bool all = true;
+    for (int l = 0; l < b.n; ++l) all &= f.state[idx + l * step] == 1;
+    if (all) {
+      for (int l = 0; l < b.n; ++l) out[l] = f.data[idx + l * step];
+      return true;
     }
     for (int l = 0; l < b.n; ++l, idx += step) {
       if (f.state[idx] == 0) {
@@ -955,7 +963,8 @@ struct FastEvaluator::Impl {
         continue;
       }
       int64_t idx = box_index(f, c);
-      out.push_back(idx >= 0 ? box_value(fi, idx, c) : final_value(fi, Point(c, c + f.dims)));
+      if (idx >= 0 && f.state[idx] == 1) out.push_back(Value(f.data[idx]));
+      else out.push_back(idx >= 0 ? box_value(fi, idx, c) : final_value(fi, Point(c, c + f.dims)));
       for (int d = 0; d < f.dims; ++d) {
         if (++c[d] != end[d]) break;
         c[d] = lo[d];
