@@ -55,77 +55,94 @@ inline bool word_relational(Op op, int64_t x, int64_t y, int64_t& out) {
 
 // Halide's arithmetic on the word-sized path, for types of at most 32 bits, where the
 // exact result of each operator below fits in 64 bits: the exact result, then the type's
-// rule — the same definitions as apply_typed_op (type_ops.cpp), on machine words. It works
-// on n lanes at once (a row of points, or one point), one operator per loop so that the
+// rule (`fit`: wrap, or Int(32)'s range check) — the same definitions as apply_typed_op
+// (type_ops.cpp), on machine words. It works on n lanes at once (a row of points, or one
+// point), one operator per loop, the type's rule applied in the same loop, so that the
 // loops vectorize. False where some lane's result is Int(32)-undefined or the operator is
 // not one of these (shifts, the rounding shifts, mul_shift_right, lerp: the caller then
 // takes the path on Values). `out` must not alias an operand.
-inline bool typed_lanes(Op op, const TypedOp& t, int n, const int64_t* x, const int64_t* y, const int64_t* z,
-                        int64_t* out) {
+template <typename Fit>
+inline bool typed_lanes_fit(Op op, const TypedOp& t, int n, const int64_t* x, const int64_t* y, const int64_t* z,
+                            int64_t* out, Fit fit) {
   const Type r = t.result;
-  if (r.is_z() || r.bits() > 32 || t.args[0].bits() > 32) return false;
-  auto map1 = [&](auto f) { for (int l = 0; l < n; ++l) out[l] = f(x[l]); };
-  auto map2 = [&](auto f) { for (int l = 0; l < n; ++l) out[l] = f(x[l], y[l]); };
+  bool ok = true;
+  auto map1 = [&](auto f) { for (int l = 0; l < n; ++l) out[l] = fit(f(x[l]), ok); };
+  auto map2 = [&](auto f) { for (int l = 0; l < n; ++l) out[l] = fit(f(x[l], y[l]), ok); };
   const int64_t lo = r.is_int() ? -(int64_t{1} << (r.bits() - 1)) : 0;
   const int64_t hi = r.is_int() ? (int64_t{1} << (r.bits() - 1)) - 1 : (int64_t{1} << r.bits()) - 1;
   auto clamp_to = [&](int64_t v) { return std::clamp(v, lo, hi); };  // saturate
-  bool ok = true;
   switch (op) {
-    case Op::Add: case Op::WideningAdd: map2([](int64_t a, int64_t b) { return a + b; }); break;
-    case Op::Sub: case Op::WideningSub: map2([](int64_t a, int64_t b) { return a - b; }); break;
+    case Op::Add: case Op::WideningAdd: map2([](int64_t a, int64_t b) { return a + b; }); return ok;
+    case Op::Sub: case Op::WideningSub: map2([](int64_t a, int64_t b) { return a - b; }); return ok;
     // Unsigned: two u32 operands' product exceeds int64; its low bits are the wrapped result,
     // and two Int(32) operands' product always fits.
     case Op::Mul: case Op::WideningMul:
       map2([](int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); });
-      break;
+      return ok;
     case Op::Div:  // Euclidean, x / 0 = 0
-      for (int l = 0; l < n; ++l) ok &= fast::div(x[l], y[l], out[l]);
-      break;
+      for (int l = 0; l < n; ++l) {
+        int64_t q;
+        ok &= fast::div(x[l], y[l], q);
+        out[l] = fit(q, ok);
+      }
+      return ok;
     case Op::Mod:
-      for (int l = 0; l < n; ++l) ok &= fast::mod(x[l], y[l], out[l]);
-      break;
-    case Op::Neg: map1([](int64_t a) { return -a; }); break;
-    case Op::Cast: map1([](int64_t a) { return a; }); break;
-    case Op::Abs: map1([](int64_t a) { return a < 0 ? -a : a; }); break;
-    case Op::Absd: map2([](int64_t a, int64_t b) { return a < b ? b - a : a - b; }); break;
-    case Op::HalvingAdd: map2([](int64_t a, int64_t b) { return (a + b) >> 1; }); break;  // floor
-    case Op::RoundingHalvingAdd: map2([](int64_t a, int64_t b) { return (a + b + 1) >> 1; }); break;
-    case Op::HalvingSub: map2([](int64_t a, int64_t b) { return (a - b) >> 1; }); break;
+      for (int l = 0; l < n; ++l) {
+        int64_t m;
+        ok &= fast::mod(x[l], y[l], m);
+        out[l] = fit(m, ok);
+      }
+      return ok;
+    case Op::Neg: map1([](int64_t a) { return -a; }); return ok;
+    case Op::Cast: map1([](int64_t a) { return a; }); return ok;
+    case Op::Abs: map1([](int64_t a) { return a < 0 ? -a : a; }); return ok;
+    case Op::Absd: map2([](int64_t a, int64_t b) { return a < b ? b - a : a - b; }); return ok;
+    case Op::HalvingAdd: map2([](int64_t a, int64_t b) { return (a + b) >> 1; }); return ok;  // floor
+    case Op::RoundingHalvingAdd: map2([](int64_t a, int64_t b) { return (a + b + 1) >> 1; }); return ok;
+    case Op::HalvingSub: map2([](int64_t a, int64_t b) { return (a - b) >> 1; }); return ok;
     // On sign-extended words: the sign extension of the result.
-    case Op::BitAnd: map2([](int64_t a, int64_t b) { return a & b; }); break;
-    case Op::BitOr: map2([](int64_t a, int64_t b) { return a | b; }); break;
-    case Op::BitXor: map2([](int64_t a, int64_t b) { return a ^ b; }); break;
-    case Op::BitNot: map1([](int64_t a) { return ~a; }); break;
-    case Op::SaturatingCast: map1(clamp_to); return true;
-    case Op::SaturatingAdd: map2([&](int64_t a, int64_t b) { return clamp_to(a + b); }); return true;
-    case Op::SaturatingSub: map2([&](int64_t a, int64_t b) { return clamp_to(a - b); }); return true;
+    case Op::BitAnd: map2([](int64_t a, int64_t b) { return a & b; }); return ok;
+    case Op::BitOr: map2([](int64_t a, int64_t b) { return a | b; }); return ok;
+    case Op::BitXor: map2([](int64_t a, int64_t b) { return a ^ b; }); return ok;
+    case Op::BitNot: map1([](int64_t a) { return ~a; }); return ok;
+    // The rest give values of their type without `fit`.
+    case Op::SaturatingCast: for (int l = 0; l < n; ++l) out[l] = clamp_to(x[l]); return true;
+    case Op::SaturatingAdd: for (int l = 0; l < n; ++l) out[l] = clamp_to(x[l] + y[l]); return true;
+    case Op::SaturatingSub: for (int l = 0; l < n; ++l) out[l] = clamp_to(x[l] - y[l]); return true;
     case Op::CountLeadingZeros: case Op::CountTrailingZeros: case Op::Popcount: {
       const int w = t.args[0].bits();
-      map1([&](int64_t a) -> int64_t {
-        uint64_t p = uint64_t(a) & ((uint64_t{1} << w) - 1);
-        if (op == Op::Popcount) return __builtin_popcountll(p);
-        if (p == 0) return w;
-        return op == Op::CountTrailingZeros ? __builtin_ctzll(p) : __builtin_clzll(p) - (64 - w);
-      });
+      for (int l = 0; l < n; ++l) {
+        uint64_t p = uint64_t(x[l]) & ((uint64_t{1} << w) - 1);
+        if (op == Op::Popcount) out[l] = __builtin_popcountll(p);
+        else if (p == 0) out[l] = w;
+        else out[l] = op == Op::CountTrailingZeros ? __builtin_ctzll(p) : __builtin_clzll(p) - (64 - w);
+      }
       return true;
     }
-    case Op::Not: map1([](int64_t a) -> int64_t { return !a; }); return true;
-    case Op::Select:
-      for (int l = 0; l < n; ++l) out[l] = x[l] ? y[l] : z[l];
-      return true;
+    case Op::Not: for (int l = 0; l < n; ++l) out[l] = !x[l]; return true;
+    case Op::Select: for (int l = 0; l < n; ++l) out[l] = x[l] ? y[l] : z[l]; return true;
     default:  // comparisons, logic, min and max: results already of their type
       for (int l = 0; l < n; ++l)
         if (!word_relational(op, x[l], y[l], out[l])) return false;
       return true;
   }
-  if (op != Op::Cast && !r.wraps()) {  // Int(32): undefined outside the range
-    for (int l = 0; l < n; ++l) ok &= out[l] >= INT32_MIN && out[l] <= INT32_MAX;
-    return ok;
-  }
-  const int sh = 64 - r.bits();  // wrap: the low bits, read as signed or unsigned
-  if (r.is_int()) for (int l = 0; l < n; ++l) out[l] = int64_t(uint64_t(out[l]) << sh) >> sh;
-  else for (int l = 0; l < n; ++l) out[l] = int64_t(uint64_t(out[l]) << sh >> sh);
-  return ok;
+}
+
+inline bool typed_lanes(Op op, const TypedOp& t, int n, const int64_t* x, const int64_t* y, const int64_t* z,
+                        int64_t* out) {
+  const Type r = t.result;
+  if (r.is_z() || r.bits() > 32 || t.args[0].bits() > 32) return false;
+  const int sh = 64 - r.bits();
+  if (op != Op::Cast && !r.wraps())  // Int(32): undefined outside the range
+    return typed_lanes_fit(op, t, n, x, y, z, out, [](int64_t v, bool& ok) {
+      ok &= v >= INT32_MIN && v <= INT32_MAX;
+      return v;
+    });
+  if (r.is_int())  // wrap: the low bits, read as signed ...
+    return typed_lanes_fit(op, t, n, x, y, z, out,
+                           [sh](int64_t v, bool&) { return int64_t(uint64_t(v) << sh) >> sh; });
+  return typed_lanes_fit(op, t, n, x, y, z, out,  // ... or unsigned
+                         [sh](int64_t v, bool&) { return int64_t(uint64_t(v) << sh >> sh); });
 }
 
 struct CNode {
@@ -784,22 +801,25 @@ struct FastEvaluator::Impl {
       idx += o * f.stride[k];
       if (varies) step += f.stride[k];
     }
-    // Usually every point is computed already: then a plain strided copy.
-    bool all = true;
-    for (int l = 0; l < b.n; ++l) all &= f.state[idx + l * step] == 1;
-    if (all) {
-      for (int l = 0; l < b.n; ++l) out[l] = f.data[idx + l * step];
-      return true;
-    }
-    for (int l = 0; l < b.n; ++l, idx += step) {
-      if (f.state[idx] == 0) {
+    // Points not yet computed are computed first (each fill_box computes a run of them),
+    // then all are copied at once.
+    const uint8_t* state = f.state.get() + idx;
+    for (int l = 0; l < b.n; ++l)
+      if (state[l * step] == 0) {
         int64_t coords[kMaxFastDims];
         for (int k = 0; k < n.c; ++k) coords[k] = first[k] + (args[k].slot == b.vary_slot ? l : 0);
-        fill_box(n.a, idx, coords);
+        fill_box(n.a, idx + l * step, coords);
       }
-      if (f.state[idx] != 1) return false;
-      out[l] = f.data[idx];
+    bool all = true;
+    if (step == 1) {  // the common case, contiguous: a loop the compiler vectorizes
+      for (int l = 0; l < b.n; ++l) all &= state[l] == 1;
+    } else {
+      for (int l = 0; l < b.n; ++l) all &= state[l * step] == 1;
     }
+    if (!all) return false;
+    const int64_t* data = f.data.get() + idx;
+    if (step == 1) std::copy(data, data + b.n, out);
+    else for (int l = 0; l < b.n; ++l) out[l] = data[l * step];
     return true;
   }
 
