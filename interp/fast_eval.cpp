@@ -997,27 +997,38 @@ struct FastEvaluator::Impl {
 
   // The output func on the window, first dimension fastest (window_point's order). Where
   // the window's coordinates are machine words they are stepped in place and the output's
-  // box is read directly, which spares a Point per output point.
+  // box is read a row at a time, which spares a Point per output point.
   void realize_window(std::vector<Value>& out, uint64_t n) {
     const int fi = int(funcs.size()) - 1;
     const FuncInfo& f = funcs[fi];
     const std::vector<Interval>& w = input.window;
     int64_t c[kMaxFastDims], lo[kMaxFastDims], end[kMaxFastDims];
-    bool words = f.has_box && int(w.size()) == f.dims;
+    bool words = f.has_box && f.dims >= 1 && int(w.size()) == f.dims;
     for (int d = 0; words && d < f.dims; ++d) {
       words = w[d].min.is_small() && w[d].len.is_small() &&
               fast::add(w[d].min.small(), w[d].len.small(), end[d]);
       c[d] = lo[d] = w[d].min.small();
     }
-    for (uint64_t i = 0; i < n; ++i) {
-      if (!words) {
-        out.push_back(final_value(fi, window_point(w, i)));
-        continue;
+    if (!words) {
+      for (uint64_t i = 0; i < n; ++i) out.push_back(final_value(fi, window_point(w, i)));
+      return;
+    }
+    const int64_t row = end[0] - lo[0];
+    for (uint64_t i = 0; i < n; i += uint64_t(row)) {
+      c[0] = end[0] - 1;
+      const int64_t last = box_index(f, c);
+      c[0] = lo[0];
+      const int64_t idx = box_index(f, c);
+      const bool inside = idx >= 0 && last == idx + row - 1;  // the whole row lies in the box
+      for (int64_t l = 0; l < row; ++l, ++c[0]) {
+        if (inside && f.state[idx + l] == 1) {
+          out.push_back(Value(f.data[idx + l]));
+          continue;
+        }
+        const int64_t j = inside ? idx + l : box_index(f, c);
+        out.push_back(j >= 0 ? box_value(fi, j, c) : final_value(fi, Point(c, c + f.dims)));
       }
-      int64_t idx = box_index(f, c);
-      if (idx >= 0 && f.state[idx] == 1) out.push_back(Value(f.data[idx]));
-      else out.push_back(idx >= 0 ? box_value(fi, idx, c) : final_value(fi, Point(c, c + f.dims)));
-      for (int d = 0; d < f.dims; ++d) {
+      for (int d = 1; d < f.dims; ++d) {
         if (++c[d] != end[d]) break;
         c[d] = lo[d];
       }
