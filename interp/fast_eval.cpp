@@ -810,13 +810,13 @@ struct FastEvaluator::Impl {
         for (int k = 0; k < n.c; ++k) coords[k] = first[k] + (args[k].slot == b.vary_slot ? l : 0);
         fill_box(n.a, idx + l * step, coords);
       }
-    bool all = true;
-    if (step == 1) {  // the common case, contiguous: a loop the compiler vectorizes
-      for (int l = 0; l < b.n; ++l) all &= state[l] == 1;
+    uint8_t other = 0;  // any bit set: some point's state is not 1 (computed, small)
+    if (step == 1) {    // the common case, contiguous: a loop the compiler vectorizes
+      for (int l = 0; l < b.n; ++l) other |= state[l] ^ 1;
     } else {
-      for (int l = 0; l < b.n; ++l) all &= state[l * step] == 1;
+      for (int l = 0; l < b.n; ++l) other |= state[l * step] ^ 1;
     }
-    if (!all) return false;
+    if (other) return false;
     const int64_t* data = f.data.get() + idx;
     if (step == 1) std::copy(data, data + b.n, out);
     else for (int l = 0; l < b.n; ++l) out[l] = data[l * step];
@@ -837,10 +837,12 @@ struct FastEvaluator::Impl {
     Nest nest(nesting);
     FuncInfo& f = funcs[fi];
     int n = int(std::min<int64_t>(kLanes, f.box_len[0] - (c[0] - f.box_min[0])));
+    uint8_t* state = f.state.get() + idx;
     int run = 0;
-    while (run < n && f.state[idx + run] == 0) f.state[idx + run++] = 3;
+    while (run < n && state[run] == 0) ++run;
+    std::fill(state, state + run, 3);
     auto abandon = [&] {
-      for (int l = 0; l < run; ++l) f.state[idx + l] = 0;
+      std::fill(state, state + run, 0);
       return false;
     };
     size_t np = params_i.size();
@@ -874,10 +876,8 @@ struct FastEvaluator::Impl {
         if (d == k) break;
       }
     }
-    for (int l = 0; l < run; ++l) {
-      f.data[idx + l] = cells[l];
-      f.state[idx + l] = 1;
-    }
+    std::copy(cells, cells + run, f.data.get() + idx);
+    std::fill(state, state + run, 1);
     return true;
   }
 
