@@ -801,22 +801,26 @@ struct FastEvaluator::Impl {
       idx += o * f.stride[k];
       if (varies) step += f.stride[k];
     }
-    // Points not yet computed are computed first (each fill_box computes a run of them),
-    // then all are copied at once.
+    // Usually all points are computed already (state 1). Otherwise the missing ones are
+    // computed (each fill_box computes a run of them) and the states checked again.
     const uint8_t* state = f.state.get() + idx;
-    for (int l = 0; l < b.n; ++l)
-      if (state[l * step] == 0) {
-        int64_t coords[kMaxFastDims];
-        for (int k = 0; k < n.c; ++k) coords[k] = first[k] + (args[k].slot == b.vary_slot ? l : 0);
-        fill_box(n.a, idx + l * step, coords);
-      }
-    uint8_t other = 0;  // any bit set: some point's state is not 1 (computed, small)
-    if (step == 1) {    // the common case, contiguous: a loop the compiler vectorizes
-      for (int l = 0; l < b.n; ++l) other |= state[l] ^ 1;
-    } else {
-      for (int l = 0; l < b.n; ++l) other |= state[l * step] ^ 1;
+    auto all_computed = [&] {
+      uint8_t other = 0;  // any bit set: some state is not 1
+      if (step == 1)      // the common case, contiguous: a loop the compiler vectorizes
+        for (int l = 0; l < b.n; ++l) other |= state[l] ^ 1;
+      else
+        for (int l = 0; l < b.n; ++l) other |= state[l * step] ^ 1;
+      return other == 0;
+    };
+    if (!all_computed()) {
+      for (int l = 0; l < b.n; ++l)
+        if (state[l * step] == 0) {
+          int64_t coords[kMaxFastDims];
+          for (int k = 0; k < n.c; ++k) coords[k] = first[k] + (args[k].slot == b.vary_slot ? l : 0);
+          fill_box(n.a, idx + l * step, coords);
+        }
+      if (!all_computed()) return false;
     }
-    if (other) return false;
     const int64_t* data = f.data.get() + idx;
     if (step == 1) std::copy(data, data + b.n, out);
     else for (int l = 0; l < b.n; ++l) out[l] = data[l * step];
