@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/mman.h>
+
 #include <array>
 #include <stdexcept>
 #include <unordered_map>
@@ -53,61 +55,94 @@ inline bool word_relational(Op op, int64_t x, int64_t y, int64_t& out) {
 
 // Halide's arithmetic on the word-sized path, for types of at most 32 bits, where the
 // exact result of each operator below fits in 64 bits: the exact result, then the type's
-// rule — the same definitions as apply_typed_op (type_ops.cpp), on machine words. False
-// where the result is Int(32)-undefined or the operator is not one of these (shifts, the
-// rounding shifts, mul_shift_right, lerp: the caller then takes the path on Values).
-inline bool typed_fast(Op op, const TypedOp& t, int64_t x, int64_t y, int64_t z, int64_t& out) {
+// rule (`fit`: wrap, or Int(32)'s range check) — the same definitions as apply_typed_op
+// (type_ops.cpp), on machine words. It works on n lanes at once (a row of points, or one
+// point), one operator per loop, the type's rule applied in the same loop, so that the
+// loops vectorize. False where some lane's result is Int(32)-undefined or the operator is
+// not one of these (shifts, the rounding shifts, mul_shift_right, lerp: the caller then
+// takes the path on Values). `out` must not alias an operand.
+template <typename Fit>
+inline bool typed_lanes_fit(Op op, const TypedOp& t, int n, const int64_t* x, const int64_t* y, const int64_t* z,
+                            int64_t* out, Fit fit) {
   const Type r = t.result;
-  if (r.bits() > 32 || t.args[0].bits() > 32) return false;
-  auto clamp_to = [&](int64_t v) {  // saturate
-    int64_t lo = r.is_int() ? -(int64_t{1} << (r.bits() - 1)) : 0;
-    int64_t hi = r.is_int() ? (int64_t{1} << (r.bits() - 1)) - 1 : (int64_t{1} << r.bits()) - 1;
-    return std::clamp(v, lo, hi);
-  };
-  int64_t v;
+  bool ok = true;
+  auto map1 = [&](auto f) { for (int l = 0; l < n; ++l) out[l] = fit(f(x[l]), ok); };
+  auto map2 = [&](auto f) { for (int l = 0; l < n; ++l) out[l] = fit(f(x[l], y[l]), ok); };
+  const int64_t lo = r.is_int() ? -(int64_t{1} << (r.bits() - 1)) : 0;
+  const int64_t hi = r.is_int() ? (int64_t{1} << (r.bits() - 1)) - 1 : (int64_t{1} << r.bits()) - 1;
+  auto clamp_to = [&](int64_t v) { return std::clamp(v, lo, hi); };  // saturate
   switch (op) {
-    case Op::Add: case Op::WideningAdd: v = x + y; break;
-    case Op::Sub: case Op::WideningSub: v = x - y; break;
+    case Op::Add: case Op::WideningAdd: map2([](int64_t a, int64_t b) { return a + b; }); return ok;
+    case Op::Sub: case Op::WideningSub: map2([](int64_t a, int64_t b) { return a - b; }); return ok;
     // Unsigned: two u32 operands' product exceeds int64; its low bits are the wrapped result,
     // and two Int(32) operands' product always fits.
-    case Op::Mul: case Op::WideningMul: v = int64_t(uint64_t(x) * uint64_t(y)); break;
-    case Op::Div: if (!fast::div(x, y, v)) return false; break;  // Euclidean, x / 0 = 0
-    case Op::Mod: if (!fast::mod(x, y, v)) return false; break;
-    case Op::Neg: v = -x; break;
-    case Op::Cast: v = x; break;
-    case Op::Abs: v = x < 0 ? -x : x; break;
-    case Op::Absd: v = x < y ? y - x : x - y; break;
-    case Op::HalvingAdd: v = (x + y) >> 1; break;  // floor
-    case Op::RoundingHalvingAdd: v = (x + y + 1) >> 1; break;
-    case Op::HalvingSub: v = (x - y) >> 1; break;
-    case Op::BitAnd: v = x & y; break;  // on sign-extended words: the sign extension of the result
-    case Op::BitOr: v = x | y; break;
-    case Op::BitXor: v = x ^ y; break;
-    case Op::BitNot: v = ~x; break;
-    case Op::SaturatingCast: out = clamp_to(x); return true;
-    case Op::SaturatingAdd: out = clamp_to(x + y); return true;
-    case Op::SaturatingSub: out = clamp_to(x - y); return true;
+    case Op::Mul: case Op::WideningMul:
+      map2([](int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); });
+      return ok;
+    case Op::Div:  // Euclidean, x / 0 = 0
+      for (int l = 0; l < n; ++l) {
+        int64_t q;
+        ok &= fast::div(x[l], y[l], q);
+        out[l] = fit(q, ok);
+      }
+      return ok;
+    case Op::Mod:
+      for (int l = 0; l < n; ++l) {
+        int64_t m;
+        ok &= fast::mod(x[l], y[l], m);
+        out[l] = fit(m, ok);
+      }
+      return ok;
+    case Op::Neg: map1([](int64_t a) { return -a; }); return ok;
+    case Op::Cast: map1([](int64_t a) { return a; }); return ok;
+    case Op::Abs: map1([](int64_t a) { return a < 0 ? -a : a; }); return ok;
+    case Op::Absd: map2([](int64_t a, int64_t b) { return a < b ? b - a : a - b; }); return ok;
+    case Op::HalvingAdd: map2([](int64_t a, int64_t b) { return (a + b) >> 1; }); return ok;  // floor
+    case Op::RoundingHalvingAdd: map2([](int64_t a, int64_t b) { return (a + b + 1) >> 1; }); return ok;
+    case Op::HalvingSub: map2([](int64_t a, int64_t b) { return (a - b) >> 1; }); return ok;
+    // On sign-extended words: the sign extension of the result.
+    case Op::BitAnd: map2([](int64_t a, int64_t b) { return a & b; }); return ok;
+    case Op::BitOr: map2([](int64_t a, int64_t b) { return a | b; }); return ok;
+    case Op::BitXor: map2([](int64_t a, int64_t b) { return a ^ b; }); return ok;
+    case Op::BitNot: map1([](int64_t a) { return ~a; }); return ok;
+    // The rest give values of their type without `fit`.
+    case Op::SaturatingCast: for (int l = 0; l < n; ++l) out[l] = clamp_to(x[l]); return true;
+    case Op::SaturatingAdd: for (int l = 0; l < n; ++l) out[l] = clamp_to(x[l] + y[l]); return true;
+    case Op::SaturatingSub: for (int l = 0; l < n; ++l) out[l] = clamp_to(x[l] - y[l]); return true;
     case Op::CountLeadingZeros: case Op::CountTrailingZeros: case Op::Popcount: {
-      const int n = t.args[0].bits();
-      uint64_t p = uint64_t(x) & ((uint64_t{1} << n) - 1);
-      if (op == Op::Popcount) out = __builtin_popcountll(p);
-      else if (p == 0) out = n;
-      else out = op == Op::CountTrailingZeros ? __builtin_ctzll(p) : __builtin_clzll(p) - (64 - n);
+      const int w = t.args[0].bits();
+      for (int l = 0; l < n; ++l) {
+        uint64_t p = uint64_t(x[l]) & ((uint64_t{1} << w) - 1);
+        if (op == Op::Popcount) out[l] = __builtin_popcountll(p);
+        else if (p == 0) out[l] = w;
+        else out[l] = op == Op::CountTrailingZeros ? __builtin_ctzll(p) : __builtin_clzll(p) - (64 - w);
+      }
       return true;
     }
-    case Op::Not: out = !x; return true;
-    case Op::Select: out = x ? y : z; return true;
-    default: return word_relational(op, x, y, out);
+    case Op::Not: for (int l = 0; l < n; ++l) out[l] = !x[l]; return true;
+    case Op::Select: for (int l = 0; l < n; ++l) out[l] = x[l] ? y[l] : z[l]; return true;
+    default:  // comparisons, logic, min and max: results already of their type
+      for (int l = 0; l < n; ++l)
+        if (!word_relational(op, x[l], y[l], out[l])) return false;
+      return true;
   }
-  const int n = r.bits();
-  if (op != Op::Cast && !r.wraps()) {  // Int(32): undefined outside the range
-    if (v < INT32_MIN || v > INT32_MAX) return false;
-    out = v;
-    return true;
-  }
-  uint64_t low = uint64_t(v) & ((uint64_t{1} << n) - 1);
-  out = r.is_int() && (low >> (n - 1)) ? int64_t(low) - (int64_t{1} << n) : int64_t(low);
-  return true;
+}
+
+inline bool typed_lanes(Op op, const TypedOp& t, int n, const int64_t* x, const int64_t* y, const int64_t* z,
+                        int64_t* out) {
+  const Type r = t.result;
+  if (r.is_z() || r.bits() > 32 || t.args[0].bits() > 32) return false;
+  const int sh = 64 - r.bits();
+  if (op != Op::Cast && !r.wraps())  // Int(32): undefined outside the range
+    return typed_lanes_fit(op, t, n, x, y, z, out, [](int64_t v, bool& ok) {
+      ok &= v >= INT32_MIN && v <= INT32_MAX;
+      return v;
+    });
+  if (r.is_int())  // wrap: the low bits, read as signed ...
+    return typed_lanes_fit(op, t, n, x, y, z, out,
+                           [sh](int64_t v, bool&) { return int64_t(uint64_t(v) << sh) >> sh; });
+  return typed_lanes_fit(op, t, n, x, y, z, out,  // ... or unsigned
+                         [sh](int64_t v, bool&) { return int64_t(uint64_t(v) << sh >> sh); });
 }
 
 struct CNode {
@@ -143,6 +178,32 @@ struct StageCode {
   int frame_size = 0;
 };
 
+// Boxes and the output reach tens of MB, and the first touch of each 4 KiB page costs a
+// fault: for a cheap pipeline the faults were a fifth of the run. Such memory asks, before
+// its first touch, for huge pages, one fault per 2 MiB: advice that the kernel may refuse
+// and nothing else depends on.
+constexpr size_t kHugePage = size_t{2} << 20;
+inline void advise_huge_pages(const void* p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  uintptr_t lo = (uintptr_t(p) + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
+  uintptr_t hi = (uintptr_t(p) + bytes) & ~uintptr_t(kHugePage - 1);
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+#endif
+}
+
+// The memory of a func's box, not zeroed. Plain new[], not aligned to huge pages: glibc's
+// malloc adapts its mmap threshold to the blocks freed, and halo_bench's native loops run
+// in the same process after halo; with 2 MiB-aligned boxes their memory came fresh from
+// the kernel on every run, tripling the native blur's time and flattering halo's ratio.
+template <typename T>
+using BoxArray = std::unique_ptr<T[]>;
+template <typename T>
+BoxArray<T> box_array(size_t n) {
+  BoxArray<T> a = std::make_unique_for_overwrite<T[]>(n);
+  advise_huge_pages(a.get(), n * sizeof(T));
+  return a;
+}
+
 struct Interval64 {
   int64_t lo = 0, hi = -1;  // inclusive
 };
@@ -154,8 +215,8 @@ struct FuncInfo {
   // Final values over a dense box ...
   bool has_box = false;
   std::vector<int64_t> box_min, box_len, stride;
-  std::vector<int64_t> data;
-  std::vector<uint8_t> state;  // 0 not computed, 1 small value in data, 2 in `special`, 3 computing
+  BoxArray<int64_t> data;
+  BoxArray<uint8_t> state;  // 0 not computed, 1 small value in data, 2 in `special`, 3 computing
   std::unordered_map<uint64_t, Value> special;
   // ... and sparsely elsewhere.
   PointMap sparse;
@@ -515,8 +576,9 @@ struct FastEvaluator::Impl {
         f.stride.push_back(stride);
         stride *= iv->hi - iv->lo + 1;
       }
-      f.data.assign(volume, 0);
-      f.state.assign(volume, 0);
+      f.data = box_array<int64_t>(volume);  // `state` says which cells hold a value
+      f.state = box_array<uint8_t>(volume);
+      std::fill_n(f.state.get(), volume, 0);
     }
   }
 
@@ -566,7 +628,7 @@ struct FastEvaluator::Impl {
         const int32_t kids[3] = {n.a, n.b, n.c};
         for (int j = 0; j < t.arity; ++j)
           if (!operand(kids[j], fr, act, v[j])) return false;
-        return typed_fast(n.op, t, v[0], v[1], v[2], out);
+        return typed_lanes(n.op, t, 1, &v[0], &v[1], &v[2], &out);
       }
       case NK::Select: {
         // Strict: all three operands are evaluated (an error anywhere leaves the fast path).
@@ -642,7 +704,8 @@ struct FastEvaluator::Impl {
     switch (n.kind) {
       case NK::Imm: std::fill(out, out + b.n, n.imm); return true;
       case NK::Slot:
-        for (int l = 0; l < b.n; ++l) out[l] = b.frame[n.imm] + (n.imm == b.vary_slot ? l : 0);
+        if (n.imm == b.vary_slot) for (int l = 0; l < b.n; ++l) out[l] = b.frame[n.imm] + l;
+        else std::fill(out, out + b.n, b.frame[n.imm]);
         return true;
       case NK::SelfCell: std::copy(b.cells, b.cells + b.n, out); return true;
       case NK::Unary: {
@@ -677,6 +740,14 @@ struct FastEvaluator::Impl {
         int64_t c[kLanes], x[kLanes], y[kLanes];
         if (!eval_batch(n.a, b, c) || !eval_batch(n.b, b, x) || !eval_batch(n.c, b, y)) return false;
         return lanes(b.n, [&](int l) { out[l] = c[l] != 0 ? x[l] : y[l]; return true; });
+      }
+      case NK::Typed: {
+        const TypedOp& t = typed_ops[n.imm];
+        int64_t v[3][kLanes];
+        const int32_t kids[3] = {n.a, n.b, n.c};
+        for (int j = 0; j < t.arity; ++j)
+          if (!eval_batch(kids[j], b, v[j])) return false;
+        return typed_lanes(n.op, t, b.n, v[0], v[1], v[2], out);
       }
       case NK::AccessAffine: {
         const AffineArg* args = affine_args.data() + n.b;
@@ -727,15 +798,29 @@ struct FastEvaluator::Impl {
       idx += o * f.stride[k];
       if (varies) step += f.stride[k];
     }
-    for (int l = 0; l < b.n; ++l, idx += step) {
-      if (f.state[idx] == 0) {
-        int64_t coords[kMaxFastDims];
-        for (int k = 0; k < n.c; ++k) coords[k] = first[k] + (args[k].slot == b.vary_slot ? l : 0);
-        fill_box(n.a, idx, coords);
-      }
-      if (f.state[idx] != 1) return false;
-      out[l] = f.data[idx];
+    // Usually all points are computed already (state 1). Otherwise the missing ones are
+    // computed (each fill_box computes a run of them) and the states checked again.
+    const uint8_t* state = f.state.get() + idx;
+    auto all_computed = [&] {
+      uint8_t other = 0;  // any bit set: some state is not 1
+      if (step == 1)      // the common case, contiguous: a loop the compiler vectorizes
+        for (int l = 0; l < b.n; ++l) other |= state[l] ^ 1;
+      else
+        for (int l = 0; l < b.n; ++l) other |= state[l * step] ^ 1;
+      return other == 0;
+    };
+    if (!all_computed()) {
+      for (int l = 0; l < b.n; ++l)
+        if (state[l * step] == 0) {
+          int64_t coords[kMaxFastDims];
+          for (int k = 0; k < n.c; ++k) coords[k] = first[k] + (args[k].slot == b.vary_slot ? l : 0);
+          fill_box(n.a, idx + l * step, coords);
+        }
+      if (!all_computed()) return false;
     }
+    const int64_t* data = f.data.get() + idx;
+    if (step == 1) std::copy(data, data + b.n, out);
+    else for (int l = 0; l < b.n; ++l) out[l] = data[l * step];
     return true;
   }
 
@@ -753,10 +838,12 @@ struct FastEvaluator::Impl {
     Nest nest(nesting);
     FuncInfo& f = funcs[fi];
     int n = int(std::min<int64_t>(kLanes, f.box_len[0] - (c[0] - f.box_min[0])));
+    uint8_t* state = f.state.get() + idx;
     int run = 0;
-    while (run < n && f.state[idx + run] == 0) f.state[idx + run++] = 3;
+    while (run < n && state[run] == 0) ++run;
+    std::fill(state, state + run, 3);
     auto abandon = [&] {
-      for (int l = 0; l < run; ++l) f.state[idx + l] = 0;
+      std::fill(state, state + run, 0);
       return false;
     };
     size_t np = params_i.size();
@@ -790,10 +877,8 @@ struct FastEvaluator::Impl {
         if (d == k) break;
       }
     }
-    for (int l = 0; l < run; ++l) {
-      f.data[idx + l] = cells[l];
-      f.state[idx + l] = 1;
-    }
+    std::copy(cells, cells + run, f.data.get() + idx);
+    std::fill(state, state + run, 1);
     return true;
   }
 
@@ -893,18 +978,62 @@ struct FastEvaluator::Impl {
         ci[d] = c[d].is_small() ? c[d].small() : 0;
       }
       int64_t idx = small ? box_index(f, ci) : -1;
-      if (idx >= 0) {
-        if (f.state[idx] == 0) fill_box(fi, idx, ci);
-        if (f.state[idx] == 1) return Value(f.data[idx]);
-        if (f.state[idx] == 2) return f.special.at(uint64_t(idx));
-        throw std::logic_error("fast evaluator: cyclic dependency on " + f.name);
-      }
+      if (idx >= 0) return box_value(fi, idx, ci);
     }
     if (auto it = f.sparse.find(c); it != f.sparse.end()) return it->second;
     Value v = stage_value(fi, int(f.stages.size()) - 1, c);
     budget.charge_memory(64 + 32 * c.size());
     f.sparse.emplace(c, v);
     return v;
+  }
+
+  // f's final value at the point c, whose index in f's box is idx.
+  Value box_value(int fi, int64_t idx, const int64_t* c) {
+    FuncInfo& f = funcs[fi];
+    if (f.state[idx] == 0) fill_box(fi, idx, c);
+    if (f.state[idx] == 1) return Value(f.data[idx]);
+    if (f.state[idx] == 2) return f.special.at(uint64_t(idx));
+    throw std::logic_error("fast evaluator: cyclic dependency on " + f.name);
+  }
+
+  // The output func on the window, first dimension fastest (window_point's order). Where
+  // the window's coordinates are machine words they are stepped in place and the output's
+  // box is read a row at a time, which spares a Point per output point.
+  void realize_window(std::vector<Value>& out, uint64_t n) {
+    const int fi = int(funcs.size()) - 1;
+    const FuncInfo& f = funcs[fi];
+    const std::vector<Interval>& w = input.window;
+    int64_t c[kMaxFastDims], lo[kMaxFastDims], end[kMaxFastDims];
+    bool words = f.has_box && f.dims >= 1 && int(w.size()) == f.dims;
+    for (int d = 0; words && d < f.dims; ++d) {
+      words = w[d].min.is_small() && w[d].len.is_small() &&
+              fast::add(w[d].min.small(), w[d].len.small(), end[d]);
+      c[d] = lo[d] = w[d].min.small();
+    }
+    if (!words) {
+      for (uint64_t i = 0; i < n; ++i) out.push_back(final_value(fi, window_point(w, i)));
+      return;
+    }
+    const int64_t row = end[0] - lo[0];
+    for (uint64_t i = 0; i < n; i += uint64_t(row)) {
+      c[0] = end[0] - 1;
+      const int64_t last = box_index(f, c);
+      c[0] = lo[0];
+      const int64_t idx = box_index(f, c);
+      const bool inside = idx >= 0 && last == idx + row - 1;  // the whole row lies in the box
+      for (int64_t l = 0; l < row; ++l, ++c[0]) {
+        if (inside && f.state[idx + l] == 1) {
+          out.push_back(Value(f.data[idx + l]));
+          continue;
+        }
+        const int64_t j = inside ? idx + l : box_index(f, c);
+        out.push_back(j >= 0 ? box_value(fi, j, c) : final_value(fi, Point(c, c + f.dims)));
+      }
+      for (int d = 1; d < f.dims; ++d) {
+        if (++c[d] != end[d]) break;
+        c[d] = lo[d];
+      }
+    }
   }
 
   void fill_frame(std::vector<Value>& fr, int fi, const Point& c) {
@@ -1144,10 +1273,8 @@ OutputBuffer FastEvaluator::realize() {
   uint64_t n = window_volume(out.window, impl_->limits);
   impl_->budget.charge_memory(n * sizeof(Value));
   out.values.reserve(n);
-  int last = int(impl_->funcs.size()) - 1;
-  run_on_big_stack([&] {
-    for (uint64_t i = 0; i < n; ++i) out.values.push_back(impl_->final_value(last, window_point(out.window, i)));
-  });
+  advise_huge_pages(out.values.data(), n * sizeof(Value));
+  run_on_big_stack([&] { impl_->realize_window(out.values, n); });
   return out;
 }
 

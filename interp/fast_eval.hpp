@@ -13,7 +13,12 @@
 //    error keeps it: the simulation tracks both per slice and per cell.
 // Expressions are compiled to a flat node array with variables resolved to frame slots
 // and evaluated on int64 with overflow checks; anything else (errors, big integers)
-// falls back to evaluating the same nodes on Values.
+// falls back to evaluating the same nodes on Values. A func whose stages have only pure
+// dimensions is computed a row at a time (up to 64 consecutive points along its first
+// dimension, each node once over the whole row): untyped operators with overflow checks,
+// a typed program's operators with their type's wrap, saturation and Int(32)-undefined
+// rules applied lane by lane. A row in which any lane leaves the word path is abandoned,
+// and its points are computed one by one on the exact path.
 #pragma once
 
 #include "interp/input.hpp"

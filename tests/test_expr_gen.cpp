@@ -68,7 +68,7 @@ TEST_CASE("expr generator: valid typed cases that reach every type and operator"
 }
 
 TEST_CASE("property: on typed cases the fast evaluator's word path equals the derivation", "[types][property]") {
-  // The word-sized rules of interp/fast_eval.cpp (typed_fast) restate apply_typed_op on
+  // The word-sized rules of interp/fast_eval.cpp (typed_lanes) restate apply_typed_op on
   // machine words; the derivation evaluator applies apply_typed_op itself.
   rc::prop("evaluate_fast equals evaluate_by_derivation on every point", [] {
     Program p = *fuzz::gen_expr_case(fuzz::expr_case_config(*rc::gen::inRange(0, fuzz::kMaxCaseSize + 1)));
