@@ -4,6 +4,7 @@
 // machine, and judged against the big-step reference and the dynamic query check
 // (fuzz/targets.hpp); every finding is shrunk and written as a self-contained .halo file.
 #include "tools/campaign_cli.hpp"
+#include "fuzz/expr_gen.hpp"
 #include "tools/cmd_halide.hpp"
 #include "tools/commands.hpp"
 
@@ -35,6 +36,10 @@ Subcommand register_fuzz(CLI::App& app) {
             c.target = o->target;
             c.reproduce = "halo fuzz --target self --replay {file}";
             c.check = [](const Program& p, const Limits& lim) { return fuzz::check_self(p, lim); };
+            if (o->target == "self" && o->halide.generator == "expr") {  // typed cases through halo's own pipeline
+              c.generator = [](const fuzz::CaseSeed& s) { return fuzz::generate_expr_case(s); };
+              c.record_extra["generator"] = {{"name", "expr"}};
+            }
             if (o->target != "self")
               use_candidate_target(o->target, o->halide,
                                 o->campaign.resume_dir.empty() ? o->campaign.out_dir : o->campaign.resume_dir, c);

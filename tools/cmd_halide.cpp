@@ -29,8 +29,15 @@ void check_halide_flags(CLI::App* cmd, const std::string& target, const std::str
                         std::vector<const char*> flags) {
   cmd->parse_complete_callback([cmd, &target, &halide_target, flags] {
     if (!halide::is_halide_target_name(target)) {
-      for (const char* flag : flags)
-        if (cmd->count(flag) > 0) throw CLI::ValidationError(flag, "needs --target halide");
+      for (const char* flag : flags) {
+        if (cmd->count(flag) == 0) continue;
+        // The typed expression generator also feeds halo's own pipeline.
+        if (flag == std::string("--generator") && target == "self" && cmd->get_option(flag)->as<std::string>() != "halide")
+          continue;
+        throw CLI::ValidationError(flag, flag == std::string("--generator")
+                                             ? "needs --target halide (with --target self: expr or semantics)"
+                                             : "needs --target halide");
+      }
       return;
     }
     halide::HalideSelection sel = halide::select_halide_versions(target);
@@ -161,9 +168,10 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
   fuzz->add_flag("--triage", f.triage,
                  "with --target halide: group the findings by failure signature, one representative each");
   fuzz->add_option("--generator", f.generator,
-                   "with --target halide: the cases drawn: halide (stencil chains over x, y with the schedules where "
-                   "Halide's miscompilations live; docs/fuzzing.md), expr (one random typed expression over typed "
-                   "input lanes, scalar or vectorized; docs/types.md) or semantics (the generator of --target self)")
+                   "the cases drawn: halide (stencil chains over x, y with the schedules where Halide's "
+                   "miscompilations live; docs/fuzzing.md; --target halide only), expr (one random typed expression "
+                   "over typed input lanes, scalar or vectorized; docs/types.md) or semantics (the default of "
+                   "--target self)")
       ->check(CLI::IsMember({"halide", "expr", "semantics"}))
       ->capture_default_str();
   fuzz->add_option("--weight", f.weights,
