@@ -561,6 +561,25 @@ TEST_CASE("halo oracle --target halide: text, JSON and exit status", "[halide][c
   CHECK(run({"oracle", ex, "--no-memcheck"}, out) == 2);
 }
 
+TEST_CASE("halo oracle --target halide --no-memcheck: points equal to the fill value are said to be unjudged",
+          "[halide][cli][types]") {
+  // Half the points are 222, the byte the plain run fills the u8 output with: without the
+  // traced run (its fill byte differs) they cannot be told from points Halide never wrote.
+  std::filesystem::path tmp = std::filesystem::temp_directory_path() / "halo_test_fill_value.halo";
+  std::ofstream(tmp) << "pipeline f() {\n  fun f(x) : u8 = { u8(222 - x % 2) }\n}\nrealize () over (0, 6)\n";
+  test::CliResult fast = test::run_halo({"oracle", tmp.string(), "--target", "halide", "--no-memcheck", "--json"});
+  INFO(fast.out << fast.err);
+  REQUIRE(fast.status == 0);
+  nlohmann::json j = nlohmann::json::parse(fast.out);
+  REQUIRE(j["notes"].size() == 1);
+  CHECK_THAT(j["notes"][0].get<std::string>(), Catch::StartsWith("3 output point(s) hold 222") &&
+                                                    Catch::Contains("not judged"));
+  test::CliResult full = test::run_halo({"oracle", tmp.string(), "--target", "halide", "--json"});
+  REQUIRE(full.status == 0);
+  CHECK(nlohmann::json::parse(full.out)["notes"].empty());
+  std::filesystem::remove(tmp);
+}
+
 TEST_CASE("halo oracle --target halide --emit-cpp: a case with no Halide program keeps its verdict", "[halide][cli]") {
   // 2^40 does not fit Int(32): out of the model, which is not a finding, nor a verdict on
   // Halide (exit 5, "not run"); there is no reproducer to write, and halo says so instead

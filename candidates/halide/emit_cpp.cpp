@@ -2,6 +2,7 @@
 // it; the realization code mirrors jit.cpp's (bounds query, then realize into the buffer
 // it asked for, then read R(z)).
 #include "candidates/halide/emit_cpp.hpp"
+#include "candidates/halide/jit.hpp"
 
 #include <fmt/format.h>
 
@@ -307,7 +308,7 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
   o << "    out.allocate();\n"
     << fmt::format("    // A point Halide never writes must not pass for a computed value.\n"
                    "    std::memset(out.raw_buffer()->host, 0x{:X}, out.raw_buffer()->size_in_bytes());\n",
-                   opt.memcheck ? 0x5B : 0xDE);
+                   opt.memcheck ? kTracedRunFill : kPlainRunFill);
   if (opt.memcheck)
     o << "    for (int d = 0; d < out.dimensions(); d++) {\n"
          "      ctx.output_region.min.push_back(out.dim(d).min());\n"

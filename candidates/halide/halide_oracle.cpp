@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -250,6 +251,23 @@ void compare(const JitResult& r, const OutputBuffer& ref, Type type, bool memche
   if (r.values.size() != ref.values.size()) ++v.mismatches;
 }
 
+// Without the traced run, an output point whose reference is the plain run's fill value
+// agrees whether or not Halide wrote it: counted and said, not passed silently.
+void note_fill_points(const JitResult& r, const OutputBuffer& ref, Type type, HalideVerdict& v) {
+  Type t = type.is_typed() ? type : Type::int_(32);  // an untyped output is Halide's Int(32)
+  int64_t pattern = 0;
+  std::memset(&pattern, kPlainRunFill, sizeof pattern);
+  Value fill = wrap_to(t, Value(pattern));
+  uint64_t n = 0;
+  for (size_t i = 0; i < ref.values.size() && i < r.values.size(); ++i)
+    n += ref.values[i] == fill && hl_value(type, r.values[i]) == fill;
+  if (n > 0)
+    v.notes.push_back(fmt::format("{} output point(s) hold {}, the value the output buffer was filled with before "
+                                  "Halide ran: without the traced run (--no-memcheck) they are not told from points "
+                                  "Halide never wrote, so they are not judged",
+                                  n, fill.to_string()));
+}
+
 std::string point_text(const std::vector<Value>& p) {
   std::vector<std::string> s;
   for (const Value& x : p) s.push_back(x.to_string());
@@ -412,6 +430,7 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     return;
   }
   compare(*rep.plain, ref, output_type(prog), false, v);
+  if (!rep.memcheck) note_fill_points(*rep.plain, ref, output_type(prog), v);
   uint64_t plain_mismatches = v.mismatches;
   if (plain_mismatches == 0 && rep.memcheck) compare(*rep.memcheck, ref, output_type(prog), true, v);
   if (v.mismatches > 0) {

@@ -34,6 +34,13 @@ namespace halo::halide {
 // worker/jit.cpp): the case is not expressible in that version, never a finding.
 inline constexpr const char* kNotInThisVersion = "halo: not in this Halide version";
 
+// The byte every point of the output buffer holds before Halide runs, so that a point
+// Halide never writes does not pass for a computed value: the plain and the traced run use
+// different bytes, so an unwritten point that equals the reference in one differs in the
+// other. Without the traced run (--no-memcheck) a point whose reference is the plain run's
+// fill value cannot be told from an unwritten one (the oracle counts such points).
+constexpr unsigned char kPlainRunFill = 0xDE, kTracedRunFill = 0x5B;
+
 struct JitOptions {
   std::string target = "host";              // "host", or a Halide target string
   bool memcheck = false;

@@ -494,10 +494,6 @@ void schedule(Built& b, const HalidePlan& plan) {
   }
 }
 
-// The byte every point of the output buffer holds before Halide runs: a point Halide never
-// writes must not pass for a computed value. The two runs use different bytes, so that a
-// narrow type's unwritten point equal to the reference in one run differs in the other.
-constexpr unsigned char kUnwrittenByte = 0xDE, kUnwrittenByteTraced = 0x5B;
 
 Halide::Target target_of(const std::string& t) {
   return t == "host" || t.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(t);
@@ -601,7 +597,7 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
   size_t bytes = std::max<uint64_t>(points, 1) * size_t(out_htype.bytes());
   void* host = heap.allocate(bytes);
   if (!host) throw std::bad_alloc();
-  std::memset(host, opt.memcheck ? kUnwrittenByteTraced : kUnwrittenByte, bytes);
+  std::memset(host, opt.memcheck ? kTracedRunFill : kPlainRunFill, bytes);
   Halide::Buffer<> buf(out_htype, host, int(shape.size()), shape.data());
   for (const auto& [mn, ext] : r.output_region) ctx.output_realization.box.emplace_back(mn, int64_t(mn) + ext - 1);
   if (opt.memcheck) {
