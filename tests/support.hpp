@@ -55,6 +55,17 @@ inline Program parse_valid(const std::string& src, const std::string& file = "<t
 // Inside a RapidCheck property: β0's completion of `t` (the lowered or scheduled `p`)
 // must be memory safe and confluent on p's realization (Theorems 2.1 and 2.2); cases too
 // large for a property test are discarded. Returns the verdict for further checks.
+// Inside a property: two evaluators' outputs agree on every point (each point logged, so
+// a failure shows where).
+inline void require_same_points(const OutputBuffer& fast, const OutputBuffer& slow) {
+  RC_ASSERT(fast.values.size() == slow.values.size());
+  for (size_t i = 0; i < fast.values.size(); ++i) {
+    RC_LOG() << "point " << i << ": fast " << fast.values[i].to_string() << " derivation " << slow.values[i].to_string()
+             << "\n";
+    RC_ASSERT(fast.values[i] == slow.values[i]);
+  }
+}
+
 inline OracleVerdict require_beta0_theorems(const Program& p, const TgtProgram& t) {
   RC_LOG() << print_program(p);
   Input in = resolve_input(p, {});

@@ -7,6 +7,7 @@
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/validity.hpp"
+#include "support.hpp"
 
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
@@ -47,12 +48,7 @@ TEST_CASE("property: the derivation and fast evaluators agree", "[property][bigs
       RC_DISCARD("the derivation is too large for a property test");
     }
     OutputBuffer fast = evaluate_fast(p.pipeline, in, Limits{});
-    RC_ASSERT(fast.values.size() == slow.values.size());
-    for (size_t i = 0; i < fast.values.size(); ++i) {
-      RC_LOG() << "point " << i << ": fast " << fast.values[i].to_string() << " derivation "
-               << slow.values[i].to_string() << "\n";
-      RC_ASSERT(fast.values[i] == slow.values[i]);
-    }
+    test::require_same_points(fast, slow);
     RC_CLASSIFY(std::any_of(fast.values.begin(), fast.values.end(), [](const Value& v) { return v.is_error(); }),
                 "has error values");
     RC_CLASSIFY(std::any_of(fast.values.begin(), fast.values.end(), [](const Value& v) { return v.is_int() && !v.is_small(); }),

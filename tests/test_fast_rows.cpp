@@ -8,6 +8,7 @@
 #include "interp/fast_eval.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
+#include "support.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -78,12 +79,7 @@ TEST_CASE("property: typed rows at the edges of each type equal the derivation",
     Input in = resolve_input(p, {});
     const OutputBuffer fast = evaluate_fast(p.pipeline, in, Limits{});
     const OutputBuffer slow = evaluate_by_derivation(p.pipeline, in, Limits{});
-    RC_ASSERT(fast.values.size() == slow.values.size());
-    for (size_t i = 0; i < fast.values.size(); ++i) {
-      RC_LOG() << "point " << i << ": fast " << fast.values[i].to_string() << " derivation "
-               << slow.values[i].to_string() << "\n";
-      RC_ASSERT(fast.values[i] == slow.values[i]);
-    }
+    test::require_same_points(fast, slow);
     RC_CLASSIFY(std::any_of(fast.values.begin(), fast.values.end(), [](const Value& v) { return v.is_error(); }),
                 "has undefined points");
   });
