@@ -978,22 +978,18 @@ struct FastEvaluator::Impl {
         ci[d] = c[d].is_small() ? c[d].small() : 0;
       }
       int64_t idx = small ? box_index(f, ci) : -1;
-      if (idx >= 0) return box_value(fi, idx, ci);
+      if (idx >= 0) {
+        if (f.state[idx] == 0) fill_box(fi, idx, ci);
+        if (f.state[idx] == 1) return Value(f.data[idx]);
+        if (f.state[idx] == 2) return f.special.at(uint64_t(idx));
+        throw std::logic_error("fast evaluator: cyclic dependency on " + f.name);
+      }
     }
     if (auto it = f.sparse.find(c); it != f.sparse.end()) return it->second;
     Value v = stage_value(fi, int(f.stages.size()) - 1, c);
     budget.charge_memory(64 + 32 * c.size());
     f.sparse.emplace(c, v);
     return v;
-  }
-
-  // f's final value at the point c, whose index in f's box is idx.
-  Value box_value(int fi, int64_t idx, const int64_t* c) {
-    FuncInfo& f = funcs[fi];
-    if (f.state[idx] == 0) fill_box(fi, idx, c);
-    if (f.state[idx] == 1) return Value(f.data[idx]);
-    if (f.state[idx] == 2) return f.special.at(uint64_t(idx));
-    throw std::logic_error("fast evaluator: cyclic dependency on " + f.name);
   }
 
   // The output func on the window, first dimension fastest (window_point's order). Where
@@ -1021,14 +1017,8 @@ struct FastEvaluator::Impl {
       c[0] = lo[0];
       const int64_t idx = box_index(f, c);
       const bool inside = idx >= 0 && last == idx + row - 1;  // the whole row lies in the box
-      for (int64_t l = 0; l < row; ++l, ++c[0]) {
-        if (inside && f.state[idx + l] == 1) {
-          out.push_back(Value(f.data[idx + l]));
-          continue;
-        }
-        const int64_t j = inside ? idx + l : box_index(f, c);
-        out.push_back(j >= 0 ? box_value(fi, j, c) : final_value(fi, Point(c, c + f.dims)));
-      }
+      for (int64_t l = 0; l < row; ++l, ++c[0])  // a point not computed yet: the general path
+        out.push_back(inside && f.state[idx + l] == 1 ? Value(f.data[idx + l]) : final_value(fi, Point(c, c + f.dims)));
       for (int d = 1; d < f.dims; ++d) {
         if (++c[d] != end[d]) break;
         c[d] = lo[d];

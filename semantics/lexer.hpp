@@ -213,6 +213,12 @@ class ParserCore {
   std::vector<Name> names_in_parens(std::string_view after, std::string_view what);
   // `: TYPE` after a func signature or a parameter: one of Halide's integer types.
   Type type_annotation(std::string_view owner);
+  // `(p1 [: T1], p2, ...)` after a pipeline's name: each parameter and its written type.
+  struct ParamDecl {
+    Name name;
+    std::optional<Type> type;
+  };
+  std::vector<ParamDecl> param_list();
   // Whether the text parsed so far wrote one of Halide's types (docs/types.md).
   bool saw_types() const { return saw_types_; }
   LoopName loop_name(bool every_spec = false);  // every_spec: `*` may stand for the specialization

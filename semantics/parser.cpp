@@ -152,12 +152,10 @@ Pipeline Parser::pipeline() {
   Pipeline pl;
   pl.loc = advance().loc;
   pl.name = name("the name of the pipeline (its output func)");
-  const Token& popen = expect("(", "after the pipeline name");
-  comma_list(popen, ")", [&] {
-    pl.params.push_back(name("a parameter name"));
-    pl.param_types.push_back(at(":") ? std::optional<Type>(type_annotation("after the parameter")) : std::nullopt);
-    return 0;
-  });
+  for (ParamDecl& d : param_list()) {
+    pl.params.push_back(std::move(d.name));
+    pl.param_types.push_back(d.type);
+  }
   const Token& open = expect("{", "to start the pipeline body");
   while (!at("}")) {
     if (at_end()) unclosed(open, "pipeline body");
@@ -743,6 +741,13 @@ std::optional<ParsedExpr> ParserCore::halide_call() {
   if (std::ssize(args) != op_arity(*named))
     fail(word.loc, fmt::format("{} expects {} arguments, found {}", word.text, op_arity(*named), args.size()));
   return op_node(*named, args, word.loc);
+}
+
+std::vector<ParserCore::ParamDecl> ParserCore::param_list() {
+  return comma_list(expect("(", "after the pipeline name"), ")", [&] {
+    Name n = name("a parameter name");
+    return ParamDecl{std::move(n), at(":") ? std::optional<Type>(type_annotation("after the parameter")) : std::nullopt};
+  });
 }
 
 Type ParserCore::type_annotation(std::string_view owner) {

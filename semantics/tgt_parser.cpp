@@ -51,12 +51,8 @@ TgtProgram TgtParser::program() {
   p.loc = advance().loc;
   expect("pipeline", "after 'target'");
   p.name = name("the name of the pipeline (its output func)").text;
-  std::vector<std::optional<Type>> declared;
-  comma_list(expect("(", "after the pipeline name"), ")", [&] {
-    p.params.push_back(name("a parameter name").text);
-    declared.push_back(at(":") ? std::optional<Type>(type_annotation("after the parameter")) : std::nullopt);
-    return 0;
-  });
+  std::vector<ParamDecl> declared = param_list();
+  for (const ParamDecl& d : declared) p.params.push_back(d.name.text);
   if (accept("over")) {
     do {
       auto [loc, min, len] = interval([&] { return name("a window variable name").text; });
@@ -72,7 +68,7 @@ TgtProgram TgtParser::program() {
   // A type written anywhere makes the program typed (docs/types.md, "Typed target programs").
   p.typed = saw_types();
   if (p.typed) {
-    for (const auto& t : declared) p.param_types.push_back(t.value_or(Type::int_(32)));
+    for (const ParamDecl& d : declared) p.param_types.push_back(d.type.value_or(Type::int_(32)));
     type_target(p);
   }
   return p;

@@ -305,10 +305,12 @@ struct Typer::StmtTyper : StmtMutator {
 
   // A variable bound for the statement s alone.
   Stmt scoped(const std::string& var, Type t, const Stmt& s) {
-    auto saved = ty.vars_;
+    auto it = ty.vars_.find(var);
+    std::optional<Type> shadowed = it == ty.vars_.end() ? std::nullopt : std::optional<Type>(it->second);
     ty.vars_[var] = t;
     Stmt out = mutate(s);
-    ty.vars_ = std::move(saved);
+    if (shadowed) ty.vars_[var] = *shadowed;
+    else ty.vars_.erase(var);
     return out;
   }
 
