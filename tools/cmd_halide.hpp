@@ -49,8 +49,7 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
 // NAME@V, NAME@all).
 CLI::Validator self_or_candidate(const std::string& self_text);
 
-int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
-                         const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
-                         std::ostream& err);
+int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const InputOverrides& over, bool json,
+                         const Limits& limits, std::ostream& out, std::ostream& err);
 
 }  // namespace halo::cli
