@@ -19,8 +19,9 @@ const Value* InputBuffer::at(const std::vector<Value>& point) const {
   for (size_t k = 0; k < box.size(); ++k) {
     auto x = point[k].as_int64();
     auto mn = box[k].min.as_int64(), len = box[k].len.as_int64();
-    if (!x || !mn || !len || *x < *mn || *x - *mn >= *len) return nullptr;
-    offset += uint64_t(*x - *mn) * stride;
+    int64_t o;
+    if (!x || !mn || !len || __builtin_sub_overflow(*x, *mn, &o) || o < 0 || o >= *len) return nullptr;
+    offset += uint64_t(o) * stride;
     stride *= uint64_t(*len);
   }
   return &values[offset];
@@ -29,10 +30,11 @@ const Value* InputBuffer::at(const std::vector<Value>& point) const {
 const Value* InputBuffer::at(const int64_t* point) const {
   uint64_t offset = 0, stride = 1;
   for (size_t k = 0; k < box.size(); ++k) {
-    int64_t mn = *box[k].min.as_int64(), len = *box[k].len.as_int64();
-    if (point[k] < mn || point[k] - mn >= len) return nullptr;
-    offset += uint64_t(point[k] - mn) * stride;
-    stride *= uint64_t(len);
+    auto mn = box[k].min.as_int64(), len = box[k].len.as_int64();
+    int64_t o;
+    if (!mn || !len || __builtin_sub_overflow(point[k], *mn, &o) || o < 0 || o >= *len) return nullptr;
+    offset += uint64_t(o) * stride;
+    stride *= uint64_t(*len);
   }
   return &values[offset];
 }

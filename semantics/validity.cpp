@@ -394,6 +394,13 @@ void check_scoping(Checker& c) {
     for_each_body_expr(f, [&](const Expr& e, size_t stage) {
       for (const VarNode* v : collect(e).vars) {
         if (contains(f.vars, v->name) || is_startup_var(p, v->name)) continue;
+        if (auto g = split_buffer_var(v->name)) {  // img.dim(k)... of no input, or beyond its dimensions
+          const InputDef* in = p.find_input(g->input);
+          c.report(v->loc, in ? fmt::format("{}.dim({}) does not exist: input '{}' has {}", g->input, g->dim,
+                                            g->input, plural(in->dims(), "dimension"))
+                              : fmt::format("'{}' is not an input, so it has no buffer geometry", g->input));
+          continue;
+        }
         if (stage > 0 && std::any_of(f.updates[stage - 1].rdom.begin(), f.updates[stage - 1].rdom.end(),
                                      [&](const RVar& r) { return r.name.text == v->name; }))
           continue;

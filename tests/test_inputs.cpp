@@ -278,7 +278,7 @@ TEST_CASE("inputs: invalid declarations and bindings are located errors", "[inpu
           "an input is a buffer the realization gives");
   invalid(head + "  fun out(x) = { img[x] }\n}\nrealize () over (0, 1) with img = seeded(1) over (0, 1), (0, 1)",
           "5:24", "the seeded buffer of input 'img' has 2 intervals");
-  invalid(head + "  fun out(x) = { img.dim(1).min() }\n}", "3:18", "unknown variable 'img.min.1'");
+  invalid(head + "  fun out(x) = { img.dim(1).min() }\n}", "3:18", "img.dim(1) does not exist: input 'img' has 1 dimension");
   invalid(head + "  fun out(x, y) = repeat_edge(img)\n}", "3:7", "a boundary condition keeps the source's dimensions");
   invalid(head + "  fun out(x) = mirror_image(img, (0, 1), (0, 1))\n}", "3:16", "more bounds (2) than dimensions (1)");
   invalid(head + "  fun out(x) = { img[x] }\n}\nrealize () over (0, 1)", "0:0", "no buffer for input 'img'");
