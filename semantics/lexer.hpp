@@ -220,6 +220,13 @@ class ParserCore {
     std::optional<Type> type;
   };
   std::vector<ParamDecl> param_list();
+  // NAME(v1, ..., vn) [: TYPE] of a func or an input (`owner`), its variables named `var_kind`.
+  struct Signature {
+    Name name;
+    std::vector<Name> vars;
+    std::optional<Type> declared;
+  };
+  Signature signature(std::string_view owner, std::string_view var_kind);
   // Whether the text parsed so far wrote one of Halide's types (docs/types.md).
   bool saw_types() const { return saw_types_; }
   LoopName loop_name(bool every_spec = false);  // every_spec: `*` may stand for the specialization

@@ -182,11 +182,21 @@ Pipeline Parser::pipeline() {
 InputDef Parser::input() {
   InputDef in;
   in.loc = advance().loc;
-  in.name = name("an input name");
-  in.vars = names_in_parens("after the input name", "a dimension name");
-  if (at(":")) in.declared = type_annotation(fmt::format("of the values of input {}", in.name.text));
+  Signature s = signature("input", "a dimension name");
+  in.name = std::move(s.name);
+  in.vars = std::move(s.vars);
+  in.declared = s.declared;
   expect(";", fmt::format("after the declaration of input {}", in.name.text));
   return in;
+}
+
+// NAME(v1, ..., vn) [: TYPE]: the head of a func or an input declaration.
+ParserCore::Signature ParserCore::signature(std::string_view owner, std::string_view var_kind) {
+  Signature s;
+  s.name = name(fmt::format("a{} {} name", owner == "input" ? "n" : "", owner));
+  s.vars = names_in_parens(fmt::format("after the {} name", owner), var_kind);
+  if (at(":")) s.declared = type_annotation(fmt::format("of the values of {} {}", owner, s.name.text));
+  return s;
 }
 
 // repeat_edge(src[, (min, extent), ...]), constant_exterior(src, value[, (min, extent), ...]),
@@ -236,9 +246,10 @@ void Parser::expand_boundaries(Pipeline& pl) const {
 FuncDef Parser::func() {
   FuncDef f;
   f.loc = advance().loc;
-  f.name = name("a func name");
-  f.vars = names_in_parens("after the func name", "a variable name");
-  if (at(":")) f.declared = type_annotation(fmt::format("of the values of func {}", f.name.text));
+  Signature s = signature("func", "a variable name");
+  f.name = std::move(s.name);
+  f.vars = std::move(s.vars);
+  f.declared = s.declared;
   expect("=", fmt::format("after the signature of func {}", f.name.text));
   if (peek().kind == TokenKind::Identifier && at("(", 1))
     if (auto kind = boundary_kind(peek().text)) {

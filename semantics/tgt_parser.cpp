@@ -62,10 +62,11 @@ TgtProgram TgtParser::program() {
   }
   while (at_word("input")) {  // input img(x, y) : u8
     advance();
+    Signature s = signature("input", "a dimension name");
     TgtInput in;
-    in.name = name("an input name").text;
-    for (const Name& v : names_in_parens("after the input name", "a dimension name")) in.vars.push_back(v.text);
-    if (at(":")) in.type = type_annotation(fmt::format("of the values of input {}", in.name));
+    in.name = s.name.text;
+    for (const Name& v : s.vars) in.vars.push_back(v.text);
+    in.type = s.declared.value_or(Type::z());
     p.inputs.push_back(std::move(in));
   }
   p.body = block(0, "pipeline body");

@@ -58,6 +58,14 @@ std::vector<Value> values_of(std::initializer_list<int64_t> vs) {
 
 Program boundary_program(const std::string& bc) { return test::parse_valid(one_d(bc, -3, 10)); }
 
+// Reads one point past the end of its buffer at the last point of the window.
+const char* const kReadsPastEnd = R"(pipeline out() {
+  input img(x) : u8;
+  fun out(x) : u8 = { img[x + 1] }
+}
+realize () over (0, 8)
+  with img = seeded(3) over (0, 8))";
+
 }  // namespace
 
 TEST_CASE("inputs: declarations, boundary conditions and buffers print and parse back", "[inputs][syntax]") {
@@ -133,15 +141,10 @@ TEST_CASE("inputs: Halide's boundary formulas at and beyond the buffer's edges",
 
 TEST_CASE("inputs: a read outside the buffer is ε_mem, and the lowered program checks the buffer at startup",
           "[inputs][oracle]") {
-  Program p = test::parse_valid(R"(pipeline out() {
-  input img(x) : u8;
-  fun out(x) : u8 = { img[x + 1] }
-}
-realize () over (0, 4)
-  with img = seeded(3) over (0, 4))");
+  Program p = test::parse_valid(kReadsPastEnd);
   Input in = resolve_input(p, {});
   OutputBuffer ref = evaluate_fast(p.pipeline, in, Limits{});
-  CHECK(ref.values[3] == Value::err_mem());
+  CHECK(ref.values[7] == Value::err_mem());
   CHECK(ref.values[0] == in.buffers[0].values[1]);
   // The literal rules agree, [INPUT-READ] included.
   CHECK(evaluate_by_derivation(p.pipeline, in, Limits{}).values == ref.values);
@@ -153,7 +156,7 @@ realize () over (0, 4)
   CHECK(v.assertion_failed);
   CHECK(v.run.status == RunStatus::AssertionFailure);
   // A buffer one point larger: the check passes and the run equals the reference.
-  Input big = resolve_input(p, InputOverrides{{}, {}, {"img=seeded:3:0,5"}});
+  Input big = resolve_input(p, InputOverrides{{}, {}, {"img=seeded:3:0,9"}});
   OracleVerdict w = check_theorems(p, c.program, big, Limits{});
   CHECK(w.holds());
   CHECK_FALSE(w.assertion_failed);
@@ -367,12 +370,7 @@ realize () over (-3, 12), (-2, 6)
 }
 
 TEST_CASE("Halide: a read outside the input buffer fails Halide's input check and halo's alike", "[inputs][halide]") {
-  Program p = test::parse_valid(R"(pipeline out() {
-  input img(x) : u8;
-  fun out(x) : u8 = { img[x + 1] }
-}
-realize () over (0, 8)
-  with img = seeded(3) over (0, 8))");
+  Program p = test::parse_valid(kReadsPastEnd);
   Input in = resolve_input(p, {});
   for (const auto& hv : halide::installed_halide_versions()) {
     halide::HalideOptions o;
