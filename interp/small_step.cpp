@@ -389,7 +389,7 @@ void Machine::realize() {
 std::string Machine::pipeline_head() const {
   std::string ps;
   for (size_t i = 0; i < pipeline_vars_.size(); ++i)
-    ps.append(i ? ", " : "").append(code_.var_names[pipeline_vars_[i]]);
+    ps.append(i ? ", " : "").append(print_expr(make_var(code_.var_names[pipeline_vars_[i]])));
   return fmt::format("pipeline {}({})", prog_.name, ps);
 }
 
@@ -665,7 +665,7 @@ RunResult Machine::execute() {
             if (!b.bound)
               stuck(RunStatus::UnboundVariable, e->loc,
                     fmt::format("the variable {} is not bound in Σ{}", *e->name, at(e->loc)));
-            step("VAR", [&] { return *e->name; });
+            step("VAR", [&] { return print_expr(make_var(*e->name)); });  // img.min.0 as img.dim(0).min()
             vals_.push_back(b.value);
             mode = Mode::Value;
             break;
