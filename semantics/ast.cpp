@@ -132,6 +132,23 @@ std::optional<BoundaryKind> boundary_kind(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<Op> inline_reduction_kind(std::string_view word) {
+  if (word == "sum") return Op::Add;
+  if (word == "product") return Op::Mul;
+  if (word == "maximum") return Op::Max;
+  if (word == "minimum") return Op::Min;
+  return std::nullopt;
+}
+
+Value inline_reduction_identity(Op op, Type t) {
+  switch (op) {
+    case Op::Mul: return Value(1);
+    case Op::Max: return t.min();
+    case Op::Min: return t.max();
+    default: return Value(0);
+  }
+}
+
 std::string buffer_min_var(const std::string& input, size_t dim) { return fmt::format("{}.min.{}", input, dim); }
 std::string buffer_extent_var(const std::string& input, size_t dim) {
   return fmt::format("{}.extent.{}", input, dim);

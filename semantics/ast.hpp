@@ -181,6 +181,10 @@ struct BoundaryCondition {
   SourceLoc loc;
 };
 const char* boundary_name(BoundaryKind k);
+// sum, product, maximum, minimum (Halide's inline reductions) as the operator that folds them.
+std::optional<Op> inline_reduction_kind(std::string_view word);
+// The fold's starting value in type t (0, 1, t's least, t's greatest), as Halide starts it.
+Value inline_reduction_identity(Op op, Type t);
 std::optional<BoundaryKind> boundary_kind(std::string_view name);
 
 struct FuncDef {
@@ -193,6 +197,10 @@ struct FuncDef {
   Expr pure;  // U0
   std::vector<UpdateStage> updates;  // U1 .. Um
   std::optional<BoundaryCondition> boundary;  // `= repeat_edge(...)`: pure is its formula
+  // Lifted from an inline reduction (sum: Add, product: Mul, maximum: Max, minimum: Min)
+  // while parsing: the typing pass gives its identity the type of the reduced expression.
+  // Not part of the program's meaning once typed (same_program ignores it).
+  std::optional<Op> inline_reduction;
   SourceLoc loc;
   size_t stage_count() const { return 1 + updates.size(); }
 };

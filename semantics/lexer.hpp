@@ -141,6 +141,14 @@ class ParserCore {
   int open_ = 0;  // constructs the parser is currently inside (it recurses once for each)
   Dialect dialect_;
   bool saw_types_ = false;  // a type, a cast or one of Halide's operators was written
+  // Halide's inline reductions (sum, product, maximum, minimum over an rdom) become funcs
+  // of their own, as Halide makes them (src/InlineReductions.cpp): while a func's body is
+  // parsed, `enclosing_` is that func, and each reduction is lifted into `lifted_`, which
+  // the pipeline rule puts before the func (docs/syntax.md, "Inline reductions").
+  const FuncDef* enclosing_ = nullptr;
+  std::vector<FuncDef> lifted_;
+  ParsedExpr inline_reduction();
+  RVar rvar();
   // Target programs only: the loops and lets around the current statement, innermost last,
   // as (the name a reader writes, the variable bound): a plain name x refers to the
   // innermost of them that a reader calls x, so `x` inside `for <f, 0, 0, x>` is the loop's

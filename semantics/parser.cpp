@@ -77,7 +77,6 @@ class Parser : public ParserCore {
   bool starts_lhs_list() const;
   UpdateStage update_with_rdom();
   UpdateStage update_rest(UpdateStage u);
-  RVar rvar();
   std::vector<Directive> schedule(const Pipeline& p);
   Directive directive();
   VocabularyCall vocabulary_call();
@@ -169,7 +168,10 @@ Pipeline Parser::pipeline() {
     }
     if (!at("fun"))
       fail_expected(fmt::format("'fun', 'input' or '}}' to close the pipeline body opened at {}", loc_text(open.loc)));
-    pl.funcs.push_back(func());
+    FuncDef f = func();
+    for (FuncDef& l : lifted_) pl.funcs.push_back(std::move(l));  // before their user
+    lifted_.clear();
+    pl.funcs.push_back(std::move(f));
     accept(";");  // the thesis separates definitions with `;` (D ::= D; F): tolerate it
   }
   if (pl.funcs.empty()) fail(peek().loc, "a pipeline must define at least one func");
@@ -257,6 +259,11 @@ FuncDef Parser::func() {
       return f;
     }
   const Token& open = expect("{", fmt::format("to start the body of func {}", f.name.text));
+  enclosing_ = &f;
+  struct Leave {
+    const FuncDef*& e;
+    ~Leave() { e = nullptr; }
+  } leave{enclosing_};
   while (true) {
     SourceLoc start = peek().loc;
     add_stage(f, stage(), start);
@@ -332,7 +339,7 @@ UpdateStage Parser::update_rest(UpdateStage u) {
   return u;
 }
 
-RVar Parser::rvar() {
+RVar ParserCore::rvar() {
   RVar r;
   r.name = name("a reduction variable name");
   expect("=", fmt::format("after the reduction variable {}", r.name.text));
@@ -726,6 +733,9 @@ ParsedExpr ParserCore::primary() {
 ParsedExpr ParserCore::access_or_var() {
   if ((at_word("clamp") || at_word("abs")) && at("(", 1)) return sugar_call();
   if (auto call = halide_call()) return *call;
+  if (dialect_ == Dialect::Algorithm && enclosing_ && inline_reduction_kind(peek().text) && at("(", 1) &&
+      at("rdom", 2))
+    return inline_reduction();
   const Token& name = advance();
   if (at(".") && peek(1).kind == TokenKind::Identifier) return buffer_geometry(name);
   if (at("(")) fail(peek().loc, fmt::format("func accesses use brackets: write {}[...]", name.text));
@@ -787,6 +797,51 @@ ParsedExpr ParserCore::buffer_geometry(const Token& input) {
   if (field.text == "extent") return extent(k);
   return with_depth(make_op(Op::Sub, {make_op(Op::Add, {min, extent(k).expr}, loc), make_const(Value(1), loc)}, loc),
                     2, loc);
+}
+
+// sum(rdom(r = (min, len), ...) in e), and product, maximum, minimum: Halide's inline
+// reductions. Like Halide, halo makes a func of the enclosing func's variables that e uses,
+//   fun f_sum(x̄) = { 0; rdom(r = ...) in (x̄) <- f_sum[x̄] + e }
+// (product: 1 and *, maximum: the type's least value and max, minimum: its greatest and
+// min; an untyped program takes Int(32)'s, as its Halide translation does), and reads it
+// at x̄. The identity's type is e's, which the typing pass fixes (typing.hpp).
+ParsedExpr ParserCore::inline_reduction() {
+  const Token& word = advance();
+  Op op = *inline_reduction_kind(word.text);
+  const Token& open = advance();  // (
+  SourceLoc rloc = advance().loc;  // rdom
+  const Token& ropen = expect("(", "after 'rdom'");
+  std::vector<RVar> rdom = comma_list(ropen, ")", [&] { return rvar(); });
+  expect("in", fmt::format("after the rdom of {}", word.text));
+  ParsedExpr e = expr();
+  expect_close(")", open);
+  // The lifted func's variables: the enclosing func's that e mentions, in their order.
+  std::vector<Name> vars;
+  for (const Name& x : enclosing_->vars)
+    if (occurs(e.expr, x.text)) vars.push_back(x);
+  FuncDef g;
+  g.loc = word.loc;
+  g.name.loc = word.loc;
+  std::string base = fmt::format("{}_{}", enclosing_->name.text, word.text);
+  g.name.text = base;
+  for (int k = 2; std::any_of(lifted_.begin(), lifted_.end(), [&](const FuncDef& l) { return l.name.text == g.name.text; });
+       ++k)
+    g.name.text = fmt::format("{}_{}", base, k);
+  g.vars = vars;
+  g.inline_reduction = op;
+  g.pure = make_const(inline_reduction_identity(op, Type::int_(32)), word.loc);
+  std::vector<Expr> self;
+  for (const Name& x : vars) self.push_back(make_var(x.text, x.loc));
+  UpdateStage u;
+  u.loc = rloc;
+  u.rdom = std::move(rdom);
+  u.lhs = self;
+  u.explicit_rdom = true;
+  u.value = make_op(op, {make_call(g.name.text, self, word.loc), e.expr}, word.loc);
+  g.updates.push_back(std::move(u));
+  Expr read = make_call(g.name.text, self, word.loc);
+  lifted_.push_back(std::move(g));
+  return with_depth(read, 1, word.loc);
 }
 
 FuncLabel ParserCore::func_label() {

@@ -260,6 +260,16 @@ class Typer {
     for (FuncDef& f : pl.funcs) {
       vars_ = params_;
       for (const Name& x : f.vars) vars_[x.text] = kInt32;
+      if (f.inline_reduction && !f.updates.empty()) {
+        // Halide's inline reduction starts from its identity in the type of the reduced
+        // expression, typed on its own as the Expr passed to sum() is (src/InlineReductions.cpp).
+        for (const RVar& r : f.updates[0].rdom) vars_[r.name.text] = kInt32;
+        Type t = type(as<OpNode>(f.updates[0].value).args[1])->type;
+        f.declared = t;
+        f.pure = make_const(inline_reduction_identity(*f.inline_reduction, t), f.pure->loc);
+        vars_ = params_;
+        for (const Name& x : f.vars) vars_[x.text] = kInt32;
+      }
       if (f.declared) {
         f.type = *f.declared;
         f.pure = value_of(f.pure, f.name.text, f.type, "pure definition");
