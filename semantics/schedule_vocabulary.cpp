@@ -122,7 +122,17 @@ class Expander {
       if (const auto* d = std::get_if<Directive>(&it)) {
         Directive w = *d;
         if (directive_phase(w.kind) == 1) {
-          w.loop.var.text = alias(w.loop, w.loop.var.text);
+          std::string written = w.loop.var.text;
+          w.loop.var.text = alias(w.loop, written);
+          // Halide's split(x, x, xi, n): the outer loop keeps the name, here a fresh one.
+          if (halide_ && w.kind == DirectiveKind::Split && w.names.size() == 2 && w.names[0].text == written &&
+              w.loop.spec != LoopName::kEverySpec && model_.loops(w.loop.func.text, w.loop.spec, w.loop.stage)) {
+            w.names[0].text = fresh(w.loop.func, w.loop.spec, w.loop.stage, written + "_o");
+            aliases_[StageKey{w.loop.func.text, w.loop.spec, w.loop.stage}][written] = w.names[0].text;
+            w.sugar = fmt::format("{} as written, whose outer loop keeps the name {} as in Halide: {} is {} (§2.8.2: "
+                                  "a split makes fresh names)",
+                                  print_directive(*d), written, written, w.names[0].text);
+          }
         } else if (w.kind == DirectiveKind::ComputeAt || w.kind == DirectiveKind::StoreAt ||
                    w.kind == DirectiveKind::HoistStorage || w.kind == DirectiveKind::ComputeWith) {
           placements.push_back(out_.size());
@@ -169,10 +179,13 @@ class Expander {
 
   // A name for the loop that keeps the name `v`: fresh in the stage (§2.8.2).
   std::string fresh(const VocabularyCall& c, int64_t spec, int64_t stage, const std::string& base) {
-    const FuncDef* f = p_.find(c.func.text);
+    return fresh(c.func, spec, stage, base);
+  }
+  std::string fresh(const Name& func, int64_t spec, int64_t stage, const std::string& base) {
+    const FuncDef* f = p_.find(func.text);
     auto taken = [&](const std::string& n) {
       for (const Directive& d : out_)
-        if (d.loop.func == c.func &&
+        if (d.loop.func == func &&
             (d.loop.var.text == n || std::any_of(d.names.begin(), d.names.end(), [&](const Name& m) { return m.text == n; })))
           return true;
       for (const Name& x : f->vars)
@@ -180,7 +193,7 @@ class Expander {
       for (const UpdateStage& u : f->updates)
         for (const RVar& r : u.rdom)
           if (r.name.text == n) return true;
-      auto* ls = model_.loops(c.func.text, spec, stage);
+      auto* ls = model_.loops(func.text, spec, stage);
       return std::find(ls->begin(), ls->end(), n) != ls->end();
     };
     std::string n = base;

@@ -191,6 +191,16 @@ TEST_CASE("schedule halide: the 4-name tile and parallel with a factor keep the 
   CHECK(parallel_outer);
   CHECK_THAT(schedule_step_title(p, 0), Catch::Contains("x is x_o"));
   scheduled_oracle(p, resolve_input(p, {}));
+  // Halide's split(x, x, xi, n), written as a directive: the same renaming.
+  Program q = in_halide_mode(kChain, "  compute_at(h, <out, 0, 0, x>);\n  split(<out, 0, 0, x>, x, xi, 4, auto);\n");
+  const Directive* split = find(q, DirectiveKind::Split, "out");
+  REQUIRE(split);
+  CHECK(split->names[0].text == "x_o");
+  CHECK(print_loop_name(find(q, DirectiveKind::ComputeAt, "h")->loop) == "<out, 0, 0, x_o>");
+  scheduled_oracle(q, resolve_input(q, {}));
+  // The thesis's mode keeps §2.8.2's rule: the outer name must be fresh.
+  test::check_schedule_rejected(kChain + "schedule {\n  split(<out, 0, 0, x>, x, xi, 4, guard);\n}\n", "7:25",
+                                "not a fresh name");
 }
 
 TEST_CASE("schedule halide: the effective schedule, printed and read back, means the same", "[halide-defaults]") {
