@@ -23,6 +23,7 @@
 //    a constant (a startup expression over parameters) is checked at run time by
 //    `assert(e > 0)` put first in the program, as Halide checks it at pipeline startup.
 #include "schedule/schedule.hpp"
+#include "semantics/schedule_vocabulary.hpp"
 
 #include "bounds/simplify.hpp"
 #include "support/test_mutation.hpp"
@@ -244,13 +245,21 @@ TgtProgram apply_split(const TgtProgram& t, const Directive& d, const Program& p
   check_fresh(t, d, prog, vo, "the outer name");
   check_fresh(t, d, prog, vi, "the inner name");
   // §2.8.2: "Shifting and rounding are only allowed on pure stages" — stage 0 of any func,
-  // also one with updates (docs/semantics-decisions.md, reading 15).
-  if (d.tail != TailStrategy::Guard && loop.stage != 0)
+  // also one with updates (docs/semantics-decisions.md, reading 15). In Halide's mode, round
+  // also on a pure loop of an update stage that does not come from an earlier split's inner
+  // loop, where Halide allows RoundUp (reading 32: each point is still updated once).
+  bool halide_round = prog.schedule_mode == ScheduleMode::Halide && d.tail == TailStrategy::Round &&
+                      is_pure(prog, d, loop) && !splits_halide_inner_loop(prog, d);
+  if (d.tail != TailStrategy::Guard && loop.stage != 0 && !halide_round)
     reject(prog, d,
            fmt::format("'split' with tail strategy '{}' is allowed only on pure stages (§2.8.2; on an update "
                        "stage a shifted tail would apply the update twice to the points it recomputes), but loop {} "
-                       "belongs to update stage {} of '{}'; use 'guard'",
-                       tail_name(d.tail), loop_text(loop), loop.stage, loop.func));
+                       "belongs to update stage {} of '{}'; use 'guard'{}",
+                       tail_name(d.tail), loop_text(loop), loop.stage, loop.func,
+                       d.tail == TailStrategy::Round && prog.schedule_mode == ScheduleMode::Thesis
+                           ? " (in `schedule halide { }` round is accepted on an update's pure loop, as Halide's "
+                             "RoundUp: docs/semantics-decisions.md, reading 32)"
+                           : ""));
   const Expr& e = d.exprs[0];
   // A startup expression (validity.cpp checked it) that must be positive.
   std::optional<Expr> runtime_check = startup_check(e, Op::Gt, prog, d, "the factor");

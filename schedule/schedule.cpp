@@ -141,10 +141,14 @@ std::string schedule_step_title(const Program& prog, size_t k) {
   const Directive& d = (*prog.schedule)[k];
   std::vector<std::string> notes;
   if (!d.sugar.empty()) notes.push_back(fmt::format("from {} at {}:{}", d.sugar, d.loc.line, d.loc.col));
+  if (!d.tail_note.empty()) notes.push_back(d.tail_note);
+  if (!d.default_note.empty()) notes.push_back(d.default_note);
+  // Directives halo added as Halide's defaults were not written anywhere: they move nothing.
   bool moved = false;
-  for (size_t j = k + 1; j < prog.schedule->size() && !moved; ++j) {
-    const SourceLoc& l = (*prog.schedule)[j].loc;
-    moved = l.line < d.loc.line || (l.line == d.loc.line && l.col < d.loc.col);
+  for (size_t j = k + 1; j < prog.schedule->size() && !moved && d.default_note.empty(); ++j) {
+    const Directive& later = (*prog.schedule)[j];
+    const SourceLoc& l = later.loc;
+    moved = later.default_note.empty() && (l.line < d.loc.line || (l.line == d.loc.line && l.col < d.loc.col));
   }
   if (moved)
     notes.push_back(fmt::format("written {}after directives of later phases: applied in fig. 2.11's phase order",

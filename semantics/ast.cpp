@@ -318,7 +318,8 @@ bool same_directive(const Directive& a, const Directive& b) {
     case DirectiveKind::Specialize:
       return a.func == b.func && same_exprs(a.exprs, b.exprs);
     case DirectiveKind::Split:
-      return a.loop == b.loop && a.names == b.names && same_exprs(a.exprs, b.exprs) && a.tail == b.tail;
+      return a.loop == b.loop && a.names == b.names && same_exprs(a.exprs, b.exprs) && a.tail == b.tail &&
+             a.tail_auto == b.tail_auto;
     case DirectiveKind::Fuse: return a.loop == b.loop && a.names == b.names;
     case DirectiveKind::Swap: return a.loop == b.loop;
     case DirectiveKind::Traverse: return a.loop == b.loop && a.order == b.order;
@@ -349,6 +350,7 @@ bool same_program(const Program& a, const Program& b) {
         p.inputs[i].declared != q.inputs[i].declared || p.inputs[i].type != q.inputs[i].type)
       return false;
   if (a.schedule.has_value() != b.schedule.has_value()) return false;
+  if (a.schedule_mode != b.schedule_mode) return false;
   if (a.schedule) {
     if (a.schedule->size() != b.schedule->size()) return false;
     for (size_t i = 0; i < a.schedule->size(); ++i)

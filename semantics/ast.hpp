@@ -343,6 +343,14 @@ struct Directive {
   // vectorize, unroll, parallel: semantics/schedule_vocabulary.hpp), as written; empty for a
   // directive written as such. Only `halo schedule --steps` shows it.
   std::string sugar;
+  // `schedule halide { }` (Program::schedule_mode): a split whose tail is Halide's `auto`,
+  // written or left out, has tail_auto set and `tail` the strategy Halide resolves it to
+  // (guard, shift or round), which halo applies; tail_note says why. A directive halo added
+  // because Halide does so by default (compute_inline of an unscheduled func, store_at at the
+  // compute_at level, ...) says why in default_note. Neither note changes the meaning; the
+  // Halide translation leaves added directives to Halide and passes `auto` on.
+  bool tail_auto = false;
+  std::string tail_note, default_note;
 };
 
 // ---------------------------------------------------------------- the realization
@@ -376,9 +384,15 @@ struct Realization {
   SourceLoc loc;
 };
 
+// `schedule { }` means what the thesis says (fig. 2.9's root placement, guard tails, storage
+// at the root); `schedule halide { }` means what Halide means (docs/halide-users.md,
+// "Halide's defaults"): the defaults Halide applies are added to the schedule, marked.
+enum class ScheduleMode : uint8_t { Thesis, Halide };
+
 // A whole .halo file.
 struct Program {
   std::string file;
+  ScheduleMode schedule_mode = ScheduleMode::Thesis;
   Pipeline pipeline;
   std::optional<std::vector<Directive>> schedule;
   std::optional<Realization> realize;

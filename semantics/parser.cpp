@@ -77,7 +77,8 @@ class Parser : public ParserCore {
   bool starts_lhs_list() const;
   UpdateStage update_with_rdom();
   UpdateStage update_rest(UpdateStage u);
-  std::vector<Directive> schedule(const Pipeline& p);
+  std::vector<Directive> schedule(Program& prog);
+  size_t arguments_ahead() const;
   Directive directive();
   VocabularyCall vocabulary_call();
   [[noreturn]] void unknown_directive(const Token& t);
@@ -111,12 +112,12 @@ void Parser::sections(Program& p) {
       if (p.realize) fail(here, "the schedule section must come before the realize section");
       schedule_at = here;
       if (!schedule_errors_) {
-        p.schedule = schedule(p.pipeline);
+        p.schedule = schedule(p);
         continue;
       }
       size_t start = pos_;
       try {
-        p.schedule = schedule(p.pipeline);
+        p.schedule = schedule(p);
       } catch (const InputError& e) {
         for (const auto& d : e.diagnostics()) schedule_errors_->push_back(d);
         skip_section(start);
@@ -350,10 +351,16 @@ RVar ParserCore::rvar() {
 }
 
 // The directives as written, Halide's vocabulary among them (schedule_vocabulary.hpp),
-// returned expanded and in fig. 2.11's phase order.
-std::vector<Directive> Parser::schedule(const Pipeline& p) {
+// returned expanded and in fig. 2.11's phase order. `schedule halide {` records that the
+// schedule means what Halide means (ScheduleMode): the expansion adds Halide's defaults.
+std::vector<Directive> Parser::schedule(Program& prog) {
   advance();
-  const Token& open = expect("{", "after 'schedule'");
+  if (at_word("halide")) {
+    advance();
+    prog.schedule_mode = ScheduleMode::Halide;
+  }
+  const Token& open = expect("{", prog.schedule_mode == ScheduleMode::Halide ? "after 'schedule halide'"
+                                                                              : "after 'schedule' (or 'schedule halide')");
   std::vector<ScheduleItem> items;
   while (!accept("}")) {
     if (at_end()) unclosed(open, "schedule");
@@ -365,7 +372,23 @@ std::vector<Directive> Parser::schedule(const Pipeline& p) {
     if (at_end()) unclosed(open, "schedule");
     fail_expected("';' after the directive");
   }
-  return expand_schedule(p, items, file_);
+  return expand_schedule(prog.pipeline, items, file_, prog.schedule_mode);
+}
+
+// How many arguments the call whose '(' is the current token has (commas at its depth, plus
+// one; a stage <f, j, i> is one argument): tile's two forms differ only in their count.
+size_t Parser::arguments_ahead() const {
+  size_t depth = 0, args = 1, in_stage = at("<", 1) ? 2 : 0;
+  for (size_t k = 1;; ++k) {
+    const Token& t = peek(k);
+    if (t.kind == TokenKind::End) return args - in_stage;
+    if (at("(", k) || at("[", k)) ++depth;
+    if (at(")", k) || at("]", k)) {
+      if (depth == 0) return args - in_stage;
+      --depth;
+    }
+    if (depth == 0 && at(",", k)) ++args;
+  }
 }
 
 // A call of the vocabulary: the stage (f, or <f, j, i>), then its arguments by position.
@@ -375,6 +398,9 @@ VocabularyCall Parser::vocabulary_call() {
   c.word = std::string(w.text);
   c.loc = w.loc;
   std::string usage = vocabulary_usage(c.word);
+  // tile(f, x, y, xi, yi, fx, fy[, tail]), Halide's other form, has at most 7 arguments
+  // after the stage; tile(f, x, y, xo, yo, xi, yi, fx, fy[, tail]) at least 8.
+  size_t tile_names = at("(") && arguments_ahead() <= 8 ? 4 : 6;
   const Token& open = expect("(", fmt::format("after '{}'", c.word));
   std::string stage_text;
   if (at("<")) {
@@ -400,11 +426,12 @@ VocabularyCall Parser::vocabulary_call() {
   std::vector<std::string> shown{stage_text};
   enum class Slot { Name, Factor, Tail, None };
   auto slot = [&](size_t k) {
-    if (c.word == "tile") return k < 6 ? Slot::Name : k < 8 ? Slot::Factor : k == 8 ? Slot::Tail : Slot::None;
+    if (c.word == "tile")
+      return k < tile_names ? Slot::Name : k < tile_names + 2 ? Slot::Factor : k == tile_names + 2 ? Slot::Tail : Slot::None;
     if (c.word == "reorder") return Slot::Name;
     if (c.word == "vectorize" || c.word == "unroll")
       return k == 0 ? Slot::Name : k == 1 ? Slot::Factor : k == 2 ? Slot::Tail : Slot::None;
-    if (c.word == "parallel") return k == 0 ? Slot::Name : Slot::None;
+    if (c.word == "parallel") return k == 0 ? Slot::Name : k == 1 ? Slot::Factor : k == 2 ? Slot::Tail : Slot::None;
     return Slot::None;  // compute_root
   };
   for (size_t k = 0; accept(","); ++k) {
@@ -418,12 +445,12 @@ VocabularyCall Parser::vocabulary_call() {
           shown.push_back(tail_name(*tail));
           break;
         }
-        fail_expected("a tail strategy (guard|shift|round)");
+        fail_expected("a tail strategy (guard|shift|round|auto)");
       case Slot::None: fail(peek().loc, fmt::format("{} takes at most {} arguments: {}", c.word, k + 1, usage));
     }
   }
   expect_close(")", open);
-  size_t least = c.word == "tile" ? 6 : c.word == "reorder" ? 2 : c.word == "compute_root" || c.word == "store_root" ? 0 : 1;
+  size_t least = c.word == "tile" ? tile_names : c.word == "reorder" ? 2 : c.word == "compute_root" || c.word == "store_root" ? 0 : 1;
   if (c.names.size() < least || (c.word == "tile" && c.factors.size() < 2))
     fail(c.loc, fmt::format("{} needs more arguments: {}", c.word, usage));
   c.text = fmt::format("{}({})", c.word, fmt::join(shown, ", "));

@@ -199,9 +199,16 @@ std::string print_pipeline(const Pipeline& p) {
   return out + "}\n";
 }
 
-std::string print_schedule(const std::vector<Directive>& ds) {
-  std::string out = "schedule {\n";
-  for (const auto& d : ds) out += fmt::format("  {};\n", print_directive(d));
+// Halide's mode says so; a directive halo added as Halide's default says why in a comment
+// (which the parser skips: the directive is then written, and means the same).
+std::string print_schedule(const std::vector<Directive>& ds, ScheduleMode mode) {
+  std::string out = mode == ScheduleMode::Halide ? "schedule halide {\n" : "schedule {\n";
+  for (const auto& d : ds) {
+    out += fmt::format("  {};", print_directive(d));
+    if (!d.default_note.empty()) out += "  # " + d.default_note;
+    if (!d.tail_note.empty()) out += "  # " + d.tail_note;
+    out += "\n";
+  }
   return out + "}\n";
 }
 
@@ -251,16 +258,29 @@ std::string print_directive(const Directive& d) {
       case DirectiveArg::Expressions:
         while (exprs < d.exprs.size()) args.push_back(print_expr(d.exprs[exprs++]));
         break;
-      case DirectiveArg::Tail: args.push_back(tail_name(d.tail)); break;
+      case DirectiveArg::Tail: args.push_back(d.tail_auto ? "auto" : tail_name(d.tail)); break;
       case DirectiveArg::Order: args.push_back(traversal_name(d.order)); break;
     }
   }
   return fmt::format("{}({})", directive_name(d.kind), join(args, [](const std::string& s) { return s; }));
 }
 
+std::string print_effective_schedule(const Program& p) {
+  if (p.schedule_mode != ScheduleMode::Halide || !p.schedule) return "";
+  std::string out = "# the effective schedule: what `schedule halide` means, Halide's defaults added and marked, in "
+                    "the order halo applies it\n";
+  std::string text = print_schedule(*p.schedule, p.schedule_mode);
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    out += "#   " + text.substr(at, end - at) + "\n";
+    at = end + 1;
+  }
+  return out;
+}
+
 std::string print_program(const Program& p) {
   std::string out = print_pipeline(p.pipeline);
-  if (p.schedule) out += "\n" + print_schedule(*p.schedule);
+  if (p.schedule) out += "\n" + print_schedule(*p.schedule, p.schedule_mode);
   if (p.realize) out += "\n" + print_realization(*p.realize);
   return out;
 }

@@ -13,6 +13,10 @@ namespace halo {
 std::string print_expr(const Expr& e);
 std::string print_loop_name(const LoopName& l);
 std::string print_directive(const Directive& d);
+// For `schedule halide { }` (ScheduleMode::Halide): the schedule as halo applies it, every
+// default halo added and every `auto` tail's resolution said in a comment, each line a `#`
+// comment; empty for the thesis's mode. Every command that runs such a program shows it.
+std::string print_effective_schedule(const Program& p);
 std::string print_program(const Program& p);
 
 }  // namespace halo

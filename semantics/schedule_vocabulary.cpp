@@ -21,9 +21,10 @@ struct WordInfo {
 
 const std::vector<WordInfo>& word_table() {
   static const std::vector<WordInfo> table = {
-      {"tile", "tile(f, x, y, xo, yo, xi, yi, fx, fy[, tail])",
+      {"tile", "tile(f, x, y, xo, yo, xi, yi, fx, fy[, tail]) or tile(f, x, y, xi, yi, fx, fy[, tail])",
        "split(<f, j, i, x>, xo, xi, fx, tail); split(<f, j, i, y>, yo, yi, fy, tail); swaps until the loops are xi, "
-       "yi, xo, yo, innermost first"},
+       "yi, xo, yo, innermost first (the 4-name form: the outer loops keep the names x, y, which halo reads as "
+       "fresh loops x_o, y_o)"},
       {"reorder", "reorder(f, v1, v2, ...)",
        "swaps of neighbouring loops until v1, v2, ... stand in that order, v1 innermost, in the places they held"},
       {"vectorize", "vectorize(f, x[, n[, tail]])",
@@ -32,7 +33,9 @@ const std::vector<WordInfo>& word_table() {
       {"unroll", "unroll(f, x[, n[, tail]])",
        "traverse(<f, j, i, x>, unrolled); with n: split(<f, j, i, x>, x_o, x_u, n, tail); traverse(<f, j, i, x_u>, "
        "unrolled)"},
-      {"parallel", "parallel(f, x)", "traverse(<f, j, i, x>, parallel)"},
+      {"parallel", "parallel(f, x[, n[, tail]])",
+       "traverse(<f, j, i, x>, parallel); with n: split(<f, j, i, x>, x_o, x_p, n, tail); traverse(<f, j, i, x_o>, "
+       "parallel), the outer loop keeping the name x"},
       {"compute_root", "compute_root(f)",
        "nothing: L(P) computes and stores every func at the root unless compute_at and store_at place it"},
       {"store_root", "store_root(f)",
@@ -109,17 +112,44 @@ class LoopModel {
 
 class Expander {
  public:
-  Expander(const Pipeline& p, const std::string& file) : p_(p), file_(file), model_(p) {}
+  Expander(const Pipeline& p, const std::string& file, ScheduleMode mode)
+      : p_(p), file_(file), model_(p), halide_(mode == ScheduleMode::Halide) {}
 
   std::vector<Directive> run(const std::vector<ScheduleItem>& items) {
     model_.count_specializations(items);
+    std::vector<size_t> placements;  // written compute_at, store_at, ...: loop levels read at the end
     for (const auto& it : items) {
       if (const auto* d = std::get_if<Directive>(&it)) {
-        emit(*d);
+        Directive w = *d;
+        if (directive_phase(w.kind) == 1) {
+          std::string written = w.loop.var.text;
+          w.loop.var.text = alias(w.loop, written);
+          // Halide's split(x, x, xi, n): the outer loop keeps the name, here a fresh one.
+          if (halide_ && w.kind == DirectiveKind::Split && w.names.size() == 2 && w.names[0].text == written &&
+              w.loop.spec != LoopName::kEverySpec && model_.loops(w.loop.func.text, w.loop.spec, w.loop.stage)) {
+            w.names[0].text = fresh(w.loop.func, w.loop.spec, w.loop.stage, written + "_o");
+            aliases_[StageKey{w.loop.func.text, w.loop.spec, w.loop.stage}][written] = w.names[0].text;
+            w.sugar = fmt::format("{} as written, whose outer loop keeps the name {} as in Halide: {} is {} (§2.8.2: "
+                                  "a split makes fresh names)",
+                                  print_directive(*d), written, written, w.names[0].text);
+          }
+        } else if (w.kind == DirectiveKind::ComputeAt || w.kind == DirectiveKind::StoreAt ||
+                   w.kind == DirectiveKind::HoistStorage || w.kind == DirectiveKind::ComputeWith) {
+          placements.push_back(out_.size());
+        }
+        emit(std::move(w));
       } else {
         expand(std::get<VocabularyCall>(it), items);
       }
     }
+    // Halide resolves a LoopLevel after every split: `x` names the loop x's outer part ended
+    // as, whichever comes first in the text.
+    for (size_t k : placements) {
+      Directive& d = out_[k];
+      d.loop.var.text = alias(d.loop, d.loop.var.text);
+      if (d.kind == DirectiveKind::ComputeWith) d.with.var.text = alias(d.with, d.with.var.text);
+    }
+    if (halide_) add_halide_placements(items);
     std::stable_sort(out_.begin(), out_.end(), [](const Directive& a, const Directive& b) {
       return directive_phase(a.kind) < directive_phase(b.kind);
     });
@@ -130,10 +160,76 @@ class Expander {
   const Pipeline& p_;
   const std::string& file_;
   LoopModel model_;
+  bool halide_;
   std::vector<Directive> out_;
+  std::map<StageKey, HalideSplitHistory> history_;
+  // The loops that keep the name of the loop they split (tile's 4-name form, vectorize,
+  // unroll and parallel with a factor in Halide's mode): the name as written -> halo's loop.
+  std::map<StageKey, std::map<std::string, std::string>> aliases_;
+
+  std::string alias(const LoopName& l, const std::string& v) const {
+    auto st = aliases_.find(StageKey{l.func.text, l.spec, l.stage});
+    if (st == aliases_.end()) return v;
+    auto a = st->second.find(v);
+    return a == st->second.end() ? v : a->second;
+  }
+  std::string alias(const VocabularyCall& c, int64_t spec, int64_t stage, const std::string& v) const {
+    return alias(LoopName{c.func, spec, stage, {}, {}}, v);
+  }
+
+  // A name for the loop that keeps the name `v`: fresh in the stage (§2.8.2).
+  std::string fresh(const VocabularyCall& c, int64_t spec, int64_t stage, const std::string& base) {
+    return fresh(c.func, spec, stage, base);
+  }
+  std::string fresh(const Name& func, int64_t spec, int64_t stage, const std::string& base) {
+    const FuncDef* f = p_.find(func.text);
+    auto taken = [&](const std::string& n) {
+      for (const Directive& d : out_)
+        if (d.loop.func == func &&
+            (d.loop.var.text == n || std::any_of(d.names.begin(), d.names.end(), [&](const Name& m) { return m.text == n; })))
+          return true;
+      for (const Name& x : f->vars)
+        if (x.text == n) return true;
+      for (const UpdateStage& u : f->updates)
+        for (const RVar& r : u.rdom)
+          if (r.name.text == n) return true;
+      auto* ls = model_.loops(func.text, spec, stage);
+      return std::find(ls->begin(), ls->end(), n) != ls->end();
+    };
+    std::string n = base;
+    for (int k = 2; taken(n); ++k) n = base + std::to_string(k);
+    return n;
+  }
+
+  HalideSplitHistory& history(const LoopName& l) {
+    StageKey k{l.func.text, l.spec, l.stage};
+    auto it = history_.find(k);
+    if (it == history_.end()) it = history_.emplace(k, HalideSplitHistory(*p_.find(l.func.text), size_t(l.stage))).first;
+    return it->second;
+  }
 
   void emit(Directive d) {
     tick_command_budget();  // a vocabulary call expands to many directives: --timeout holds
+    if (halide_ && d.loop.spec != LoopName::kEverySpec && model_.loops(d.loop.func.text, d.loop.spec, d.loop.stage)) {
+      auto* ls = model_.loops(d.loop.func.text, d.loop.spec, d.loop.stage);
+      auto at = std::find(ls->begin(), ls->end(), d.loop.var.text);
+      if (at != ls->end() && d.kind == DirectiveKind::Split) {
+        HalideSplitHistory& h = history(d.loop);
+        if (d.tail == TailStrategy::Auto) {
+          d.tail_auto = true;
+          d.tail = h.resolve_auto(d, d.tail_note);
+        }
+        if (d.tail == TailStrategy::Round && d.loop.stage > 0 && h.from_inner(d.loop.var.text))
+          fail(file_, d.loc,
+               fmt::format("split {} with round: Halide refuses RoundUp for a loop that comes from the inner loop of "
+                           "an earlier split of an update stage (\"It may redundantly recompute some values, which "
+                           "could change the meaning of the algorithm\"); use guard",
+                           print_loop_name(d.loop)));
+        h.record_split(d);
+      } else if (at != ls->end() && d.kind == DirectiveKind::Fuse && at + 1 != ls->end() && !d.names.empty()) {
+        history(d.loop).record_fuse(*at, *(at + 1), d.names[0].text);
+      }
+    }
     model_.apply(d);
     out_.push_back(std::move(d));
   }
@@ -180,8 +276,20 @@ class Expander {
     Directive d = make(c, DirectiveKind::Split, spec, stage, v);
     d.names = {Name{vo, c.loc}, Name{vi, c.loc}};
     d.exprs = {factor};
-    d.tail = c.tail.value_or(TailStrategy::Guard);
+    d.tail = c.tail.value_or(halide_ ? TailStrategy::Auto : TailStrategy::Guard);
     emit(std::move(d));
+  }
+
+  // Halide's split(v, v, vi, n): the outer loop keeps the name v. It gets a fresh name here,
+  // and `v` names it from now on; returns the fresh name.
+  std::string split_keeping(const VocabularyCall& c, int64_t spec, int64_t stage, const std::string& v,
+                            const std::string& vi, const Expr& factor, std::string& shown) {
+    std::string loop = alias(c, spec, stage, v);
+    std::string outer = fresh(c, spec, stage, v + "_o");
+    split(c, spec, stage, loop, outer, vi, factor);
+    aliases_[StageKey{c.func.text, spec, stage}][v] = outer;
+    shown += fmt::format("{}{} is {}", shown.empty() ? "" : ", ", v, outer);
+    return outer;
   }
 
   void traverse(const VocabularyCall& c, int64_t spec, int64_t stage, const std::string& v, Traversal order) {
@@ -243,28 +351,190 @@ class Expander {
       return;  // L(P) already computes and stores every func at the root
     }
     for (auto [spec, stage] : targets(c)) {
-      if (c.word == "tile") {
-        split(c, spec, stage, name(0), name(2), name(4), c.factors.at(0));
-        split(c, spec, stage, name(1), name(3), name(5), c.factors.at(1));
+      size_t first = out_.size();
+      std::string shown;  // the loops that keep their names: "x is x_o"
+      auto loop = [&](size_t k) { return alias(c, spec, stage, name(k)); };
+      if (c.word == "tile" && c.names.size() == 4) {
+        std::string xo = split_keeping(c, spec, stage, name(0), name(2), c.factors.at(0), shown);
+        std::string yo = split_keeping(c, spec, stage, name(1), name(3), c.factors.at(1), shown);
+        reorder(c, spec, stage, {name(2), name(3), xo, yo});
+      } else if (c.word == "tile") {
+        split(c, spec, stage, loop(0), name(2), name(4), c.factors.at(0));
+        split(c, spec, stage, loop(1), name(3), name(5), c.factors.at(1));
         reorder(c, spec, stage, {name(4), name(5), name(2), name(3)});
       } else if (c.word == "reorder") {
         std::vector<std::string> vs;
-        for (const auto& n : c.names) vs.push_back(n.text);
+        for (size_t k = 0; k < c.names.size(); ++k) vs.push_back(loop(k));
         reorder(c, spec, stage, vs);
       } else if (c.word == "vectorize" || c.word == "unroll") {
         bool vec = c.word == "vectorize";
         Traversal order = vec ? Traversal::Vectorized : Traversal::Unrolled;
         if (c.factors.empty()) {
-          traverse(c, spec, stage, name(0), order);
+          traverse(c, spec, stage, loop(0), order);
+        } else if (halide_) {
+          std::string inner = fresh(c, spec, stage, name(0) + (vec ? "_v" : "_u"));
+          split_keeping(c, spec, stage, name(0), inner, c.factors[0], shown);
+          traverse(c, spec, stage, inner, order);
         } else {
           std::string inner = name(0) + (vec ? "_v" : "_u");
-          split(c, spec, stage, name(0), name(0) + "_o", inner, c.factors[0]);
+          split(c, spec, stage, loop(0), name(0) + "_o", inner, c.factors[0]);
           traverse(c, spec, stage, inner, order);
         }
       } else if (c.word == "parallel") {
-        traverse(c, spec, stage, name(0), Traversal::Parallel);
+        if (c.factors.empty()) {
+          traverse(c, spec, stage, loop(0), Traversal::Parallel);
+        } else {
+          std::string inner = fresh(c, spec, stage, name(0) + "_p");
+          std::string outer = split_keeping(c, spec, stage, name(0), inner, c.factors[0], shown);
+          traverse(c, spec, stage, outer, Traversal::Parallel);
+        }
+      }
+      if (!shown.empty())
+        for (size_t k = first; k < out_.size(); ++k)
+          out_[k].sugar = fmt::format("{}, whose outer loop{} keep{} the name{} as in Halide: {} (§2.8.2: a split "
+                                      "makes fresh names)",
+                                      c.text, shown.find(',') != std::string::npos ? "s" : "",
+                                      shown.find(',') != std::string::npos ? "" : "s",
+                                      shown.find(',') != std::string::npos ? "s" : "", shown);
+    }
+  }
+
+  // ---------------------------------------------------------------- Halide's placements
+  // Which funcs the schedule places: a compute_at, store_at, compute_inline, hoist_storage,
+  // compute_with, or Halide's compute_root and store_root.
+  std::set<std::string> placed(const std::vector<ScheduleItem>& items) const {
+    std::set<std::string> s;
+    for (const Directive& d : out_) {
+      if (d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt ||
+          d.kind == DirectiveKind::ComputeInline || d.kind == DirectiveKind::HoistStorage)
+        s.insert(d.func.text);
+      if (d.kind == DirectiveKind::ComputeWith) s.insert(d.loop.func.text);
+    }
+    for (const auto& it : items)
+      if (const auto* c = std::get_if<VocabularyCall>(&it); c && (c->word == "compute_root" || c->word == "store_root"))
+        s.insert(c->func.text);
+    return s;
+  }
+
+  Directive added(DirectiveKind k, const Name& f, SourceLoc at, std::string why) {
+    Directive d;
+    d.kind = k;
+    d.func = Name{f.text, at};
+    d.loc = at;
+    d.default_note = std::move(why);
+    return d;
+  }
+
+  // The stages that read f once inlined funcs are substituted: <consumer, stage> pairs.
+  std::set<std::pair<std::string, size_t>> readers(const std::string& f, const std::set<std::string>& inlined) const {
+    std::set<std::pair<std::string, size_t>> out;
+    for (const FuncDef& g : p_.funcs)
+      for (size_t i = 0; i < g.stage_count(); ++i) {
+        if (g.name.text == f || !stage_reads(g, i, f)) continue;
+        if (!inlined.count(g.name.text)) {
+          out.insert({g.name.text, i});
+          continue;
+        }
+        for (const auto& r : readers(g.name.text, inlined)) out.insert(r);
+      }
+    return out;
+  }
+
+  static bool stage_reads(const FuncDef& g, size_t i, const std::string& f) {
+    struct Reads : ExprVisitor {
+      const std::string& f;
+      bool found = false;
+      explicit Reads(const std::string& n) : f(n) {}
+      void visit_call(const CallNode& n) override {
+        found = found || n.func == f;
+        ExprVisitor::visit_call(n);
+      }
+    } r(f);
+    if (i == 0) {
+      r.visit(g.pure);
+    } else {
+      const UpdateStage& u = g.updates[i - 1];
+      for (const Expr& e : u.lhs) r.visit(e);
+      r.visit(u.value);
+      if (u.predicate) r.visit(u.predicate);
+      for (const RVar& v : u.rdom) {
+        r.visit(v.min);
+        r.visit(v.len);
       }
     }
+    return r.found;
+  }
+
+  void add_halide_placements(const std::vector<ScheduleItem>& items) {
+    std::set<std::string> have = placed(items);
+    std::set<std::string> inlined;
+    for (const Directive& d : out_)
+      if (d.kind == DirectiveKind::ComputeInline) inlined.insert(d.func.text);
+    std::vector<Directive> more;
+    // Unplaced funcs Halide can inline (one pure stage, no specialization: Function::can_be_inlined).
+    for (const FuncDef& f : p_.funcs) {
+      if (&f == &p_.output() || have.count(f.name.text) || !f.updates.empty() || model_.specializations(f.name.text))
+        continue;
+      for (const Directive& d : out_)
+        if (d.loop.func == f.name && directive_phase(d.kind) == 1)
+          fail(file_, d.loc,
+               fmt::format("{} has no placement (compute_at, compute_root, ...), so Halide inlines it, and an "
+                           "inlined func has no loops to schedule ('{}' here; Halide ignores its splits and rejects "
+                           "parallel, vectorize and unroll): write compute_root({}) or compute_at",
+                           f.name.text, print_directive(d), f.name.text));
+      inlined.insert(f.name.text);
+      more.push_back(added(DirectiveKind::ComputeInline, f.name, f.loc,
+                           fmt::format("Halide's default: {} has no schedule, so Halide inlines it", f.name.text)));
+    }
+    // Unplaced funcs Halide cannot inline: realized around each store of the stage that reads
+    // them (ScheduleFunctions.cpp, inline_to_provide), i.e. at its innermost loop.
+    for (const FuncDef& f : p_.funcs) {
+      if (&f == &p_.output() || have.count(f.name.text) || inlined.count(f.name.text)) continue;
+      auto rs = readers(f.name.text, inlined);
+      std::string why = f.updates.empty() ? "is specialized" : "has update stages";
+      if (rs.empty()) continue;  // never read: Halide skips it, halo computes it at the root
+      auto [g, i] = *rs.begin();
+      if (rs.size() > 1 || model_.specializations(g))
+        fail(file_, f.loc,
+             fmt::format("{} {} and no placement: Halide cannot inline it and computes it around each store of "
+                         "every stage that reads it ({}), which one compute_at cannot say: write compute_root({}) "
+                         "or compute_at({}, ...)",
+                         f.name.text, why,
+                         rs.size() > 1 ? fmt::format("{} stages", rs.size()) : fmt::format("{} is specialized", g),
+                         f.name.text, f.name.text));
+      auto* ls = model_.loops(g, 0, int64_t(i));
+      if (ls->empty()) continue;  // no loop: around the store is at the root, where L(P) computes it
+      LoopName at{Name{g, f.loc}, 0, int64_t(i), Name{ls->back(), f.loc}, f.loc};
+      std::string note = fmt::format("Halide's default: {} {}, so Halide cannot inline it and computes it around each "
+                                     "store of <{}, 0, {}>, inside its innermost loop",
+                                     f.name.text, why, g, i);
+      Directive c = added(DirectiveKind::ComputeAt, f.name, f.loc, note);
+      c.loop = at;
+      more.push_back(c);
+      Directive s = added(DirectiveKind::StoreAt, f.name, f.loc, note);
+      s.loop = at;
+      more.push_back(s);
+    }
+    // compute_at without storage: Halide stores at the same level.
+    std::set<std::string> stored;
+    for (const Directive& d : out_)
+      if (d.kind == DirectiveKind::StoreAt || d.kind == DirectiveKind::HoistStorage) stored.insert(d.func.text);
+    for (const auto& it : items)
+      if (const auto* c = std::get_if<VocabularyCall>(&it); c && c->word == "store_root") stored.insert(c->func.text);
+    for (const Directive& d : out_) {
+      if (d.kind != DirectiveKind::ComputeAt || stored.count(d.func.text)) continue;
+      if (d.loop.spec == LoopName::kEverySpec)
+        fail(file_, d.loc,
+             fmt::format("{} without store_at or store_root: Halide stores {} at that loop of every specialization, "
+                         "which one store_at cannot name; write store_at or store_root({})",
+                         print_directive(d), d.func.text, d.func.text));
+      Directive s = added(DirectiveKind::StoreAt, d.func, d.loc,
+                          fmt::format("Halide's default: compute_at without store_at stores {} at the same loop",
+                                      d.func.text));
+      s.loop = d.loop;
+      more.push_back(s);
+    }
+    for (Directive& d : more) emit(std::move(d));
   }
 };
 
@@ -313,8 +583,93 @@ std::vector<std::string> initial_loop_names(const FuncDef& f, size_t stage) {
 }
 
 std::vector<Directive> expand_schedule(const Pipeline& p, const std::vector<ScheduleItem>& items,
-                                       const std::string& file) {
-  return Expander(p, file).run(items);
+                                       const std::string& file, ScheduleMode mode) {
+  return Expander(p, file, mode).run(items);
+}
+
+// ---------------------------------------------------------------- Halide's split record
+HalideSplitHistory::HalideSplitHistory(const FuncDef& f, size_t stage) : update_(stage > 0) {
+  for (const StageLoop& l : initial_stage_loops(f, stage))
+    if (l.rdom) rvars_.insert(l.name);
+}
+
+void HalideSplitHistory::record_split(const Directive& d) {
+  const std::string &old = d.loop.var.text, &outer = d.names.at(0).text, &inner = d.names.at(1).text;
+  if (inner_.count(old)) inner_.insert(outer);
+  inner_.insert(inner);
+  if (rvars_.count(old)) rvars_.insert({outer, inner});
+  auto it = shift_outer_.find(old);
+  if (d.tail == TailStrategy::Shift) {
+    shift_outer_[outer] = d.exprs.at(0);
+  } else if (it != shift_outer_.end()) {
+    Expr f = it->second;
+    shift_outer_[inner] = f;
+    shift_outer_[outer] = f;
+  }
+}
+
+void HalideSplitHistory::record_fuse(const std::string& outer, const std::string& inner, const std::string& fused) {
+  if (inner_.count(outer) || inner_.count(inner)) inner_.insert(fused);
+  if (rvars_.count(outer) && rvars_.count(inner)) rvars_.insert(fused);
+}
+
+namespace {
+// Halide's can_prove(a >= b) for what a schedule writes: constants, or the same expression.
+bool provably_at_least(const Expr& a, const Expr& b) {
+  if (same_expr(a, b)) return true;
+  if (a->kind != ExprKind::Const || b->kind != ExprKind::Const) return false;
+  const Value &x = as<ConstNode>(a).value, &y = as<ConstNode>(b).value;
+  return x.is_int() && y.is_int() && compare(x, y) >= 0;
+}
+}  // namespace
+
+TailStrategy HalideSplitHistory::resolve_auto(const Directive& d, std::string& why) const {
+  const std::string& v = d.loop.var.text;
+  const char* versions = "Halide 14, 19 and 21 resolve auto alike (Func.cpp, Stage::split)";
+  if (rvars_.count(v)) {
+    why = fmt::format("auto is guard: {} is a reduction loop, whose split is exact (GuardWithIf); {}", v, versions);
+    return TailStrategy::Guard;
+  }
+  if (update_) {
+    if (inner_.count(v)) {
+      why = fmt::format("auto is guard: {} of an update stage comes from the inner loop of an earlier split, where "
+                        "RoundUp could recompute points (GuardWithIf); {}",
+                        v, versions);
+      return TailStrategy::Guard;
+    }
+    why = fmt::format("auto is round: {} is a pure loop of an update stage (RoundUp); {}", v, versions);
+    return TailStrategy::Round;
+  }
+  auto it = shift_outer_.find(v);
+  if (it != shift_outer_.end() && provably_at_least(it->second, d.exprs.at(0))) {
+    why = fmt::format("auto is round: {} comes from the outer loop of an earlier ShiftInwards split by {}, at least "
+                      "this factor, which already keeps it in range (RoundUp); {}",
+                      v, print_expr(it->second), versions);
+    return TailStrategy::Round;
+  }
+  why = fmt::format("auto is shift: {} is a loop of a pure stage (ShiftInwards); {}", v, versions);
+  return TailStrategy::Shift;
+}
+
+bool splits_halide_inner_loop(const Program& prog, const Directive& d) {
+  if (!prog.schedule || d.kind != DirectiveKind::Split || d.loop.stage == 0) return false;
+  const FuncDef* f = prog.pipeline.find(d.loop.func.text);
+  if (!f) return false;
+  HalideSplitHistory h(*f, size_t(d.loop.stage));
+  LoopModel model(prog.pipeline);
+  for (const Directive& e : *prog.schedule) {
+    if (&e == &d) return h.from_inner(d.loop.var.text);
+    if (!(e.loop.func == d.loop.func) || e.loop.spec != d.loop.spec || e.loop.stage != d.loop.stage) continue;
+    auto* ls = model.loops(e.loop.func.text, e.loop.spec, e.loop.stage);
+    auto at = ls ? std::find(ls->begin(), ls->end(), e.loop.var.text) : std::vector<std::string>::iterator{};
+    if (ls && at != ls->end()) {
+      if (e.kind == DirectiveKind::Split && e.names.size() >= 2) h.record_split(e);
+      if (e.kind == DirectiveKind::Fuse && at + 1 != ls->end() && !e.names.empty())
+        h.record_fuse(*at, *(at + 1), e.names[0].text);
+    }
+    model.apply(e);
+  }
+  return h.from_inner(d.loop.var.text);
 }
 
 std::optional<std::string> closest_word(std::string_view word, const std::vector<std::string>& names) {

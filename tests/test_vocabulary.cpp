@@ -168,7 +168,8 @@ TEST_CASE("vocabulary: errors name the call and the loops that exist", "[vocabul
   require_error(parse, with_schedule("reorder(out, x);"), "f.halo", "6:1", "reorder needs more arguments");
   require_error(parse, with_schedule("reorder(out, x, y, x);"), "f.halo", "6:1", "reorder: the loop 'x' is named twice");
   require_error(parse, with_schedule("tile(out, x, x, xo, yo, xi, yi, 4, 4);"), "f.halo", "6:1", "no loop 'x'");
-  require_error(parse, with_schedule("parallel(out, x, 4);"), "f.halo", "6:18", "parallel takes at most 2 arguments");
+  require_error(parse, with_schedule("parallel(out, x, 4, guard, 2);"), "f.halo", "6:28",
+                "parallel takes at most 4 arguments");
   require_error(parse, with_schedule("vectorise(out, x, 4);"), "f.halo", "6:1",
                 "did you mean 'vectorize'? vectorize(f, x[, n[, tail]]) expands into");
   require_error(parse, with_schedule("splt(<out, 0, 0, x>, xo, xi, 4, guard);"), "f.halo", "6:1",

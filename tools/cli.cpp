@@ -202,6 +202,7 @@ HoleFilling read_filling(const std::string& path, const TgtProgram& t) {
 // each directive, so a student can watch the schedule act.
 int cmd_schedule(const CommonOptions& o, bool steps, std::ostream& out) {
   Program prog = load(o);
+  if (!o.json) out << print_effective_schedule(prog);
   if (!steps) {
     TgtProgram t = schedule_pipeline(prog);
     out << (o.json ? json_text(tgt_to_json(t), 2) + "\n" : print_tgt(t));
@@ -411,9 +412,11 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
   if (o.json) {
     nlohmann::json j = verdict_to_json(v);
     j["vacuous"] = !c.ok;
+    if (prog.schedule_mode == ScheduleMode::Halide) j["effective_schedule"] = print_effective_schedule(prog);
     if (!c.ok) j["gave_up"] = c.gave_up, j["gave_up_detail"] = c.reason;
     out << j.dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   } else {
+    out << print_effective_schedule(prog);
     print_verdict(v, c.ok ? "β0's completion" : "β0's completion (no finite bounds: " + c.reason + ")", out);
     if (!c.ok && v.holds())
       out << fmt::format("verdict: holds, vacuous: β0 gave up ({}), the completion is `assert 0`\n", c.gave_up);

@@ -1,6 +1,7 @@
 // `halo oracle FILE --target NAME` and `halo fuzz --target NAME` for every registered
 // candidate, and the flags only Halide has (cmd_halide.hpp).
 #include "tools/cmd_halide.hpp"
+#include "semantics/printer.hpp"
 
 #include "candidates/halide/versions.hpp"
 #include "candidates/registry.hpp"
@@ -145,12 +146,12 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
                  .dump()
           << "\n";
     } else if (f.emit_cpp != "-" || reproducer.empty()) {
-      out << version_matrix_text(c.display_name(), verdicts);
+      out << print_effective_schedule(prog) << version_matrix_text(c.display_name(), verdicts);
     }
   } else if (json) {
     out << v.record.dump() << "\n";
   } else if (f.emit_cpp != "-" || reproducer.empty()) {
-    out << v.text;
+    out << print_effective_schedule(prog) << v.text;
   }
   return word == std::string("violated") ? kExitFinding : word == std::string("holds") ? kExitOk : kExitNotRun;
 }

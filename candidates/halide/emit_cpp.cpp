@@ -279,8 +279,12 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
     }
   }
 
-  o << "\n    // The schedule. First the formal default: every func computed and stored at the root\n"
-       "    // (Halide's own default would inline it). Then each halo directive.\n";
+  if (plan.halide_mode)
+    o << "\n    // The schedule as written (`schedule halide`): Halide's own defaults apply; a func is placed\n"
+         "    // at the root only where the schedule says compute_root or store_root.\n";
+  else
+    o << "\n    // The schedule. First the formal default: every func computed and stored at the root\n"
+         "    // (Halide's own default would inline it). Then each halo directive.\n";
   std::string last_origin;
   for (const HlCall& c : plan.schedule) {
     if (c.origin != last_origin && !c.origin.empty()) o << "    // halo: " << comment(c.origin) << "\n";

@@ -239,21 +239,33 @@ class Translator {
     // The formal default (fig. 2.9): every func computed and stored at the root. Halide's
     // output Func is always computed at the root; it takes no call. A func the schedule
     // inlines takes none either: Halide's own default, inlining, is what compute_inline means.
-    std::set<std::string> inlined;
+    // In Halide's mode (`schedule halide { }`) the schedule as written is Halide's: the
+    // directives halo added as Halide's defaults (Directive::default_note) take no call, and
+    // only what the writer placed at the root (compute_root, store_root) does.
+    std::set<std::string> inlined, computed_at, stored_at;
     if (prog_.schedule)
-      for (const Directive& d : *prog_.schedule)
+      for (const Directive& d : *prog_.schedule) {
         if (d.kind == DirectiveKind::ComputeInline) inlined.insert(d.func.text);
+        if (d.kind == DirectiveKind::ComputeAt) computed_at.insert(d.func.text);
+        if (d.kind == DirectiveKind::StoreAt || d.kind == DirectiveKind::HoistStorage) stored_at.insert(d.func.text);
+      }
+    bool halide_mode = plan_.halide_mode = prog_.schedule_mode == ScheduleMode::Halide;
     for (const HlFunc& f : plan_.funcs) {
       if (f.is_output || inlined.count(f.name)) continue;
       HlCall c;
-      c.kind = HlCall::Kind::ComputeRoot;
       c.func = f.name;
-      plan_.schedule.push_back(c);
-      c.kind = HlCall::Kind::StoreRoot;
-      plan_.schedule.push_back(c);
+      if (!halide_mode || !computed_at.count(f.name)) {
+        c.kind = HlCall::Kind::ComputeRoot;
+        plan_.schedule.push_back(c);
+      }
+      if (!halide_mode || !stored_at.count(f.name)) {
+        c.kind = HlCall::Kind::StoreRoot;
+        plan_.schedule.push_back(c);
+      }
     }
     if (prog_.schedule)
-      for (const Directive& d : *prog_.schedule) translate_directive(d);
+      for (const Directive& d : *prog_.schedule)
+        if (!halide_mode || d.default_note.empty()) translate_directive(d);
     check_bounds_at_storage();
     return plan_;
   }
@@ -522,7 +534,7 @@ class Translator {
         c.stage = ref(d.loop);
         c.loops = {old.loop, outer, inner};
         c.exprs.push_back(integer(startup(d.exprs[0])));
-        c.tail = d.tail;
+        c.tail = d.tail_auto ? TailStrategy::Auto : d.tail;  // Halide resolves `auto` itself
         ls[k] = {inner, Traversal::Serial};
         ls.insert(ls.begin() + long(k) + 1, LoopState{outer, Traversal::Serial});
         push(std::move(c), d);

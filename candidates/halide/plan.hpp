@@ -153,6 +153,7 @@ struct HalidePlan {
   std::string file;
   std::string output;                                 // the output func
   bool typed = false;                                 // the program is typed (docs/types.md)
+  bool halide_mode = false;                           // `schedule halide { }`: Halide's defaults, not the formal one
   std::vector<HlParam> params;
   std::vector<HlInput> inputs;                        // declaration order
   std::vector<HlFunc> funcs;                          // definition order
