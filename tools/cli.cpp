@@ -7,6 +7,7 @@
 
 #include "bounds/beta0.hpp"
 #include "candidates/engines/engine.hpp"
+#include "candidates/halide/import.hpp"
 #include "candidates/registry.hpp"
 #include "bounds/extract.hpp"
 #include "bounds/query_check.hpp"
@@ -93,7 +94,7 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
 }
 
 Program load(const CommonOptions& o) {
-  Program p = parse_file(o.file);
+  Program p = cli::parse_program_file(o.file, o.params, o.windows);
   check_program(p);
   return p;
 }
@@ -103,7 +104,8 @@ Program load(const CommonOptions& o) {
 // schedule is being written).
 Program load_algorithm(const CommonOptions& o, std::ostream& err) {
   std::vector<Diagnostic> schedule_errors;
-  Program p = parse_file_ignoring_schedule_errors(o.file, schedule_errors);
+  Program p = halide::is_hlpipe_path(o.file) ? cli::parse_program_file(o.file, o.params, o.windows)
+                                             : parse_file_ignoring_schedule_errors(o.file, schedule_errors);
   std::vector<Diagnostic> ds = validate_program(p);
   if (!ds.empty()) {
     // Which of them the schedule causes: the algorithm alone must still be valid.
@@ -172,6 +174,7 @@ bool is_target_file(const std::string& path, std::string_view src) {
 
 // A .halo file is validated and lowered (fig. 2.9); a target file is taken as written.
 TgtProgram load_target(const CommonOptions& o) {
+  if (halide::is_hlpipe_path(o.file)) return schedule_pipeline(load(o));
   std::string src = read_text(o.file);
   if (is_target_file(o.file, src)) return parse_tgt(src, o.file);
   Program prog = parse_program(src, o.file);
@@ -491,6 +494,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   extra.push_back(cli::register_beta0_engine(app));
   extra.push_back(cli::register_kernel(app));
   extra.push_back(cli::register_exo(app));
+  extra.push_back(cli::register_import(app));
 
   try {
     app.parse(argc, argv);

@@ -49,6 +49,11 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
 // NAME@V, NAME@all).
 CLI::Validator self_or_candidate(const std::string& self_text);
 
+// The program in `path`: a .halo file parsed, or an .hlpipe imported (tools/cmd_import.cpp)
+// with this realization (--param, --window); not validated.
+Program parse_program_file(const std::string& path, const std::vector<std::string>& params,
+                           const std::vector<std::string>& windows);
+
 int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
                          const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
                          std::ostream& err);
