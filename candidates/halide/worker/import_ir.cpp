@@ -51,6 +51,10 @@ Type halo_type(const Halide::Type& t, const std::string& where) {
   return t.is_int() ? Type::int_(t.bits()) : Type::uint(t.bits());
 }
 
+// Halide qualifies the loops a split or fuse makes by the loop they came from ("x.xo"); halo
+// names them by their own name (xo), fresh in the stage.
+std::string last_part(const std::string& loop) { return loop.substr(loop.find_last_of('.') + 1); }  // (and RVars: r$x.ri)
+
 // Halide names ("r$x", "repeat_edge$1", "_0") as .halo identifiers: other characters become
 // '_', reserved words get a '_', and distinct Halide names stay distinct.
 class Names {
@@ -59,7 +63,7 @@ class Names {
   // The name of Halide's `name` of this kind (func, var, param, input), the same each time.
   std::string of(const std::string& kind, const std::string& name) {
     auto [it, fresh] = map_.try_emplace(kind + ":" + name);
-    if (fresh) it->second = unique(sanitize(name), used_);
+    if (fresh) it->second = unique(sanitize(kind == "var" ? last_part(name) : name), used_);
     return it->second;
   }
   static std::string sanitize(const std::string& name) {
@@ -282,9 +286,6 @@ std::string stage_where(const std::string& f, size_t stage) {
   return stage == 0 ? fmt::format("func '{}'", f) : fmt::format("func '{}', update {}", f, stage - 1);
 }
 
-// Halide qualifies the loops a split or fuse makes by the loop they came from ("x.xo"); halo
-// names them by their own name (xo), fresh in the stage.
-std::string last_part(const std::string& loop) { return loop.substr(loop.find_last_of('.') + 1); }
 
 struct StageLoops {
   std::map<std::string, std::string> name;  // Halide's loop name -> halo's, after every split
@@ -367,6 +368,12 @@ void schedule_stage(Importer& im, const FuncDef& f, size_t stage, const HI::Defi
         loops.name[sp.old_var] = fused;
         break;
       }
+#if HALO_HALIDE_MAJOR < 21
+      case HI::Split::PurifyRVar:  // rfactor's: the RVar became the pure variable outer
+        if (loops.name.count(sp.outer)) loops.name[sp.old_var] = loops.name[sp.outer];
+        else loops.name[sp.outer] = halo_of(sp.old_var);
+        break;
+#endif
       default: refuse(where, fmt::format("the split of {} of type {}", sp.old_var, int(sp.split_type)));
     }
   }
@@ -377,14 +384,16 @@ void schedule_stage(Importer& im, const FuncDef& f, size_t stage, const HI::Defi
     if (d.var == Halide::Var::outermost().name()) continue;
     std::string v = halo_of(d.var);
     order.push_back(v);
+    if (d.for_type == HI::ForType::GPUBlock || d.for_type == HI::ForType::GPUThread || d.for_type == HI::ForType::GPULane)
+      refuse(where, fmt::format("the GPU loop {} ({}; halo runs on the host)", d.var, str(d.for_type)));
     if (d.device_api != Halide::DeviceAPI::None && d.device_api != Halide::DeviceAPI::Host)
-      refuse(where, fmt::format("the loop {} on device {}", d.var, str(d.device_api)));
+      refuse(where, fmt::format("the loop {} on the device {}", d.var, str(d.device_api)));
     switch (d.for_type) {
       case HI::ForType::Serial: break;
       case HI::ForType::Parallel: traversals.push_back(fmt::format("parallel({}, {})", stage_ref(f.name.text, stage), v)); break;
       case HI::ForType::Vectorized: traversals.push_back(fmt::format("vectorize({}, {})", stage_ref(f.name.text, stage), v)); break;
       case HI::ForType::Unrolled: traversals.push_back(fmt::format("traverse({}, unrolled)", loop_ref(f.name.text, stage, v))); break;
-      default: refuse(where, fmt::format("the loop {} of type {} (a GPU or extern loop)", d.var, str(d.for_type)));
+      default: refuse(where, fmt::format("the loop {} of type {}", d.var, str(d.for_type)));
     }
   }
   std::vector<std::string> model_innermost_first(model.rbegin(), model.rend());
@@ -432,7 +441,9 @@ void set_scalar(Halide::Parameter& p, int64_t v) {
   }
 }
 
+// The value the file gave the parameter; 0 (Param's default) where it gave none.
 int64_t scalar_value(const Halide::Parameter& p) {
+  if (!p.has_scalar_value()) return 0;
   Halide::Expr e = p.scalar_expr();
   if (const auto* i = e.as<HI::IntImm>()) return i->value;
   if (const auto* u = e.as<HI::UIntImm>()) return int64_t(u->value);
@@ -441,7 +452,22 @@ int64_t scalar_value(const Halide::Parameter& p) {
 
 }  // namespace
 
+namespace {
+std::string import_text(const std::string& path, const ImportOptions& o);
+}
+
+// Halide's own errors while walking its IR are reported like a refusal, naming Halide.
 std::string import_hlpipe_with_halide(const std::string& path, const ImportOptions& o) {
+  try {
+    return import_text(path, o);
+  } catch (const Halide::Error& e) {
+    throw ImportRefused(fmt::format("Halide {} failed on it: {}", HALO_HALIDE_VERSION, e.what()));
+  }
+}
+
+namespace {
+
+std::string import_text(const std::string& path, const ImportOptions& o) {
   Halide::Pipeline pipe;
   try {
     pipe = Halide::deserialize_pipeline(path, {});
@@ -616,7 +642,7 @@ std::string import_hlpipe_with_halide(const std::string& path, const ImportOptio
     values[name] = v;
   }
   if (!im.param_order.empty() && o.params.empty())
-    notes.push_back("the parameters' values as Halide read them from the file (no --param given)");
+    notes.push_back("the parameters' values the file holds, 0 where it holds none (no --param given)");
   std::vector<std::string> bindings;
   for (const std::string& n : im.param_order) {
     ParamInfo& pi = im.params.at(n);
@@ -722,6 +748,8 @@ std::string import_hlpipe_with_halide(const std::string& path, const ImportOptio
   for (const std::string& w : withs) text += "\n  " + w;
   return text + "\n";
 }
+
+}  // namespace
 
 #else  // Halide 14: no serialization
 

@@ -1,0 +1,48 @@
+# Writes the .hlpipe files tests/test_import.cpp reads: one pipeline per construct `halo
+# import` refuses, serialized by Halide 21 from PyPI. Committed, so the tests need no Python;
+# rerun after changing a case:  PYTHONPATH=.venv/halide/21.0.0 python3 tests/import/make_fixtures.py tests/import
+import os, sys
+import halide as hl
+
+out = sys.argv[1]
+x, y, xo, xi = hl.Var("x"), hl.Var("y"), hl.Var("xo"), hl.Var("xi")
+
+
+def save(name, f):
+    hl.serialize_pipeline(hl.Pipeline(f), os.path.join(out, name + ".hlpipe"))
+
+
+# A float stage in the middle of an integer pipeline.
+g, f = hl.Func("soft"), hl.Func("float_out")
+g[x] = hl.f32(x) * 0.5
+f[x] = hl.i32(g[x])
+save("refuse_float", f)
+
+# A Tuple-valued func.
+t, f = hl.Func("pair"), hl.Func("tuple_out")
+t[x] = (x, x + 1)
+f[x] = t[x][0] + t[x][1]
+save("refuse_tuple", f)
+
+# A GPU schedule on the output.
+f = hl.Func("gpu_out")
+f[x] = x * 2
+f.gpu_tile(x, xo, xi, 8)
+save("refuse_gpu", f)
+
+# An extern stage.
+e, f = hl.Func("ext"), hl.Func("extern_out")
+e.define_extern("my_extern_stage", [], hl.Int(32), 1)
+f[x] = e[x] + 1
+save("refuse_extern", f)
+
+# A plain integer pipeline with an update and an RDom: imported.
+h = hl.Func("hist")
+r = hl.RDom([(0, 8)], "r")
+h[x] = 0
+h[r.x % 4] += r.x
+h.compute_root()
+f = hl.Func("hist_out")
+f[x] = h[x] * 2
+f.split(x, xo, xi, 2).vectorize(xi)
+save("accept_histogram", f)
