@@ -421,8 +421,12 @@ std::string box_text(const std::vector<std::pair<int64_t, int64_t>>& box) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-void set_scalar(Halide::Parameter& p, int64_t v) {
+// The parameter set to `text`, a decimal integer (a u64 beyond int64 too), for the bounds
+// query (Halide wraps it to the parameter's type as a Param<T>::set would).
+void set_scalar(Halide::Parameter& p, const std::string& text) {
   const Halide::Type t = p.type();
+  int64_t v = t.is_uint() && t.bits() == 64 ? int64_t(std::strtoull(text.c_str(), nullptr, 10))
+                                            : int64_t(std::strtoll(text.c_str(), nullptr, 10));
   if (t.is_bool()) p.set_scalar<bool>(v != 0);
   else if (t.is_int()) {
     switch (t.bits()) {
@@ -442,12 +446,12 @@ void set_scalar(Halide::Parameter& p, int64_t v) {
 }
 
 // The value the file gave the parameter; 0 (Param's default) where it gave none.
-int64_t scalar_value(const Halide::Parameter& p) {
-  if (!p.has_scalar_value()) return 0;
+std::string scalar_value(const Halide::Parameter& p) {
+  if (!p.has_scalar_value()) return "0";
   Halide::Expr e = p.scalar_expr();
-  if (const auto* i = e.as<HI::IntImm>()) return i->value;
-  if (const auto* u = e.as<HI::UIntImm>()) return int64_t(u->value);
-  return 0;
+  if (const auto* i = e.as<HI::IntImm>()) return std::to_string(i->value);
+  if (const auto* u = e.as<HI::UIntImm>()) return std::to_string(u->value);
+  return "0";
 }
 
 }  // namespace
@@ -629,17 +633,15 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
     throw ImportRefused(fmt::format("--window: the output func '{}' has {} dimension(s), {} given", out.name.text,
                                     out.vars.size(), window.size()));
   }
-  std::map<std::string, int64_t> values;
+  std::map<std::string, std::string> values;
   for (const std::string& n : im.param_order) values[im.params.at(n).name] = scalar_value(im.params.at(n).param);
   for (const std::string& kv : o.params) {
     auto eq = kv.find('=');
-    long long v = 0;
-    char extra = 0;
-    if (eq == std::string::npos || std::sscanf(kv.c_str() + eq + 1, "%lld%c", &v, &extra) != 1)
-      throw ImportRefused(fmt::format("--param expects NAME=VALUE, got '{}'", kv));
+    std::optional<Value> v = eq == std::string::npos ? std::nullopt : Value::parse(kv.substr(eq + 1));
+    if (!v || !v->is_int()) throw ImportRefused(fmt::format("--param expects NAME=VALUE, got '{}'", kv));
     std::string name = kv.substr(0, eq);
     if (!values.count(name)) throw ImportRefused(fmt::format("--param: the pipeline has no parameter '{}'", name));
-    values[name] = v;
+    values[name] = v->to_string();
   }
   if (!im.param_order.empty() && o.params.empty())
     notes.push_back("the parameters' values the file holds, 0 where it holds none (no --param given)");
