@@ -95,7 +95,15 @@ std::string import_hlpipe(const std::string& path, const ImportOptions& o) {
     return s.str();
   };
   if (!r.started) throw std::runtime_error("could not start the Halide " + v->version + " worker: " + r.error);
-  if (r.exited && r.exit_code == 0) return read_out();
+  if (r.exited && r.exit_code == 0) {
+    // What Halide said while reading (a version mismatch warning, say), kept as comments
+    // after the program's first line.
+    std::string text = read_out(), said;
+    std::stringstream lines(r.output);
+    for (std::string l; std::getline(lines, l);)
+      if (!l.empty()) said += fmt::format("# Halide {} said: {}\n", v->version, l);
+    return said.empty() ? text : text.insert(text.find('\n') + 1, said);
+  }
   if (r.exited && r.exit_code == 2) {
     std::string why = read_out();
     while (!why.empty() && why.back() == '\n') why.pop_back();
