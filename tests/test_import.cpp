@@ -163,14 +163,15 @@ void require_same_output(const Program& orig, const Program& back) {
 
 // Programs of examples/ without inputs: the oracle's translation serialized by each
 // version and imported back computes the same output on the program's realization, with the
-// same funcs, variables and stages (rfactor adds its intermediate func; specialize and
-// compute_with are refused).
+// same funcs, variables and stages (rfactor adds its intermediate func; compute_with is
+// refused).
 TEST_CASE("import: round trip halo → Halide → serialize_pipeline → import is the same algorithm",
           "[import][halide]") {
   const std::vector<std::string> files = {
       "examples/blur.halo", "examples/tiled_blur.halo", "examples/halide_style_blur.halo",
       "examples/histogram.halo", "examples/matmul.halo", "examples/sched_fuse.halo",
-      "examples/thesis_2_2_tile3.halo", "examples/types/unsharp_u8.halo", "examples/halide/rfactor_sum.halo"};
+      "examples/thesis_2_2_tile3.halo", "examples/types/unsharp_u8.halo", "examples/halide/rfactor_sum.halo",
+      "examples/specialized_blur.halo", "examples/sched_specialize.halo"};
   for (const halide::HalideVersion& v : serializing_versions()) {
     WorkDir dir("halo-import-test");
     for (const std::string& rel : files) {

@@ -274,16 +274,23 @@ const char* tail_word(Halide::TailStrategy t, const std::string& where) {
   }
 }
 
-// How halo names a stage in Halide's vocabulary: the func for stage 0, <f, 0, i> otherwise.
-std::string stage_ref(const std::string& f, size_t stage) {
-  return stage == 0 ? f : fmt::format("<{}, 0, {}>", f, stage);
-}
-std::string loop_ref(const std::string& f, size_t stage, const std::string& v) {
-  return fmt::format("<{}, 0, {}, {}>", f, stage, v);
-}
+// Which stage a directive schedules: spec j of func f (0 when f has no specialization),
+// stage i. In Halide's vocabulary a func name is stage 0 of every specialization, so a
+// specialized func's stages are always written <f, j, i>.
+struct StageAt {
+  std::string func;
+  int64_t spec = 0;
+  size_t stage = 0;
+  bool specialized = false;
+  std::string ref() const {
+    return stage == 0 && !specialized ? func : fmt::format("<{}, {}, {}>", func, spec, stage);
+  }
+  std::string loop(const std::string& v) const { return fmt::format("<{}, {}, {}, {}>", func, spec, stage, v); }
+};
 
-std::string stage_where(const std::string& f, size_t stage) {
-  return stage == 0 ? fmt::format("func '{}'", f) : fmt::format("func '{}', update {}", f, stage - 1);
+std::string stage_where(const std::string& f, size_t stage, int64_t spec = 0) {
+  std::string s = stage == 0 ? fmt::format("func '{}'", f) : fmt::format("func '{}', update {}", f, stage - 1);
+  return spec == 0 ? s : fmt::format("{}, specialization {}", s, spec);
 }
 
 
@@ -300,11 +307,11 @@ struct StageLoops {
 
 // One stage's splits, loop order and loop types, as directives; fills `loops`.
 // `vars` are the Halide names of the stage's variables (the func's, then the RDom's).
-void schedule_stage(Importer& im, const FuncDef& f, size_t stage, const HI::Definition& def,
+void schedule_stage(Importer& im, const FuncDef& f, const StageAt& at, const HI::Definition& def,
                     const std::vector<std::string>& vars, StageLoops& loops, std::vector<std::string>& out) {
-  const std::string where = stage_where(f.name.text, stage);
+  const size_t stage = at.stage;
+  const std::string where = stage_where(f.name.text, stage, at.spec);
   const HI::StageSchedule& s = def.schedule();
-  if (!def.specializations().empty()) refuse(where, "specialize (halo's import does not read specializations)");
   Halide::LoopLevel fused_with = s.fuse_level().level;
   fused_with.lock();
   if (!fused_with.is_inlined() && !fused_with.is_root()) refuse(where, "compute_with");
@@ -336,7 +343,7 @@ void schedule_stage(Importer& im, const FuncDef& f, size_t stage, const HI::Defi
         std::string inner = Names::unique(Names::sanitize(last_part(sp.inner)), taken);
         Directive d;
         d.kind = DirectiveKind::Split;
-        d.loop = LoopName{Name{f.name.text, {}}, 0, int64_t(stage), Name{old, {}}, {}};
+        d.loop = LoopName{Name{f.name.text, {}}, at.spec, int64_t(stage), Name{old, {}}, {}};
         d.names = {Name{outer, {}}, Name{inner, {}}};
         d.exprs = {im.expr(sp.factor, where + ", split factor")};
         d.tail = *tail_strategy(tail_word(sp.tail, where));
@@ -358,10 +365,10 @@ void schedule_stage(Importer& im, const FuncDef& f, size_t stage, const HI::Defi
           model.erase(model.begin() + position(inner));
           model.insert(model.begin() + position(outer) + 1, inner);
           std::vector<std::string> innermost_first(model.rbegin(), model.rend());
-          out.push_back(fmt::format("reorder({}, {})", stage_ref(f.name.text, stage), fmt::join(innermost_first, ", ")));
+          out.push_back(fmt::format("reorder({}, {})", at.ref(), fmt::join(innermost_first, ", ")));
         }
         std::string fused = Names::unique(Names::sanitize(last_part(sp.old_var)), taken);
-        out.push_back(fmt::format("fuse({}, {})", loop_ref(f.name.text, stage, outer), fused));
+        out.push_back(fmt::format("fuse({}, {})", at.loop(outer), fused));
         size_t p = position(outer);
         model[p] = fused;
         model.erase(model.begin() + p + 1);
@@ -390,15 +397,15 @@ void schedule_stage(Importer& im, const FuncDef& f, size_t stage, const HI::Defi
       refuse(where, fmt::format("the loop {} on the device {}", d.var, str(d.device_api)));
     switch (d.for_type) {
       case HI::ForType::Serial: break;
-      case HI::ForType::Parallel: traversals.push_back(fmt::format("parallel({}, {})", stage_ref(f.name.text, stage), v)); break;
-      case HI::ForType::Vectorized: traversals.push_back(fmt::format("vectorize({}, {})", stage_ref(f.name.text, stage), v)); break;
-      case HI::ForType::Unrolled: traversals.push_back(fmt::format("traverse({}, unrolled)", loop_ref(f.name.text, stage, v))); break;
+      case HI::ForType::Parallel: traversals.push_back(fmt::format("parallel({}, {})", at.ref(), v)); break;
+      case HI::ForType::Vectorized: traversals.push_back(fmt::format("vectorize({}, {})", at.ref(), v)); break;
+      case HI::ForType::Unrolled: traversals.push_back(fmt::format("traverse({}, unrolled)", at.loop(v))); break;
       default: refuse(where, fmt::format("the loop {} of type {}", d.var, str(d.for_type)));
     }
   }
   std::vector<std::string> model_innermost_first(model.rbegin(), model.rend());
   if (order != model_innermost_first)
-    out.push_back(fmt::format("reorder({}, {})", stage_ref(f.name.text, stage), fmt::join(order, ", ")));
+    out.push_back(fmt::format("reorder({}, {})", at.ref(), fmt::join(order, ", ")));
   out.insert(out.end(), traversals.begin(), traversals.end());
 }
 
@@ -535,29 +542,70 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
 
   // The schedule, func by func in realization order.
   std::vector<std::string> sched;
-  std::map<std::string, std::vector<StageLoops>> loops;  // by Halide func name, per stage
+  // By Halide func name, per specialization (0: the general definition), per stage.
+  std::map<std::string, std::vector<std::vector<StageLoops>>> loops;
   for (size_t i = 0; i < order.size(); ++i) {
     const HI::Function& fn = env.at(order[i]);
     const FuncDef& f = p.funcs[i];
-    auto& ls = loops[order[i]];
-    ls.resize(f.stage_count());
-    schedule_stage(im, f, 0, fn.definition(), fn.args(), ls[0], sched);
+    // Halide specializes stage by stage, halo a whole func (specialize(f, c1, ..., cn), the
+    // copy j computing every stage when cj is the first condition that holds): the stages
+    // must share the conditions, or an update have none (its copies then keep its schedule).
+    const std::vector<HI::Specialization>& specs = fn.definition().specializations();
+    std::vector<Expr> conditions;
+    for (const HI::Specialization& sp : specs) {
+      const std::string where = stage_where(f.name.text, 0, int64_t(conditions.size() + 1));
+      if (!sp.failure_message.empty()) refuse(where, "specialize_fail");
+      if (!sp.definition.specializations().empty()) refuse(where, "a specialization of a specialization");
+      conditions.push_back(im.expr(sp.condition, where + ", condition"));
+    }
     for (size_t u = 0; u < fn.updates().size(); ++u) {
-      std::vector<std::string> vars = fn.args();
-      for (const HI::ReductionVariable& rv : fn.updates()[u].schedule().rvars()) vars.push_back(rv.var);
-      schedule_stage(im, f, u + 1, fn.updates()[u], vars, ls[u + 1], sched);
+      const auto& us = fn.updates()[u].specializations();
+      bool same = us.size() == specs.size();
+      for (size_t k = 0; same && k < us.size(); ++k) same = HI::equal(us[k].condition, specs[k].condition);
+      if (!us.empty() && !same)
+        refuse(stage_where(f.name.text, u + 1), "specializations other than the pure definition's (halo specializes "
+                                                "a whole func)");
+    }
+    if (!conditions.empty()) {
+      std::vector<std::string> cs;
+      for (const Expr& c : conditions) cs.push_back(print_expr(c));
+      sched.push_back(fmt::format("specialize({}, {})", f.name.text, fmt::join(cs, ", ")));
+    }
+    auto& ls = loops[order[i]];
+    ls.assign(specs.size() + 1, std::vector<StageLoops>(f.stage_count()));
+    for (size_t j = 0; j <= specs.size(); ++j) {
+      auto def_of = [&](const HI::Definition& general) -> const HI::Definition& {
+        return j == 0 || general.specializations().empty() ? general : general.specializations()[j - 1].definition;
+      };
+      StageAt at{f.name.text, int64_t(j), 0, !specs.empty()};
+      schedule_stage(im, f, at, def_of(fn.definition()), fn.args(), ls[j][0], sched);
+      for (size_t u = 0; u < fn.updates().size(); ++u) {
+        std::vector<std::string> vars = fn.args();
+        for (const HI::ReductionVariable& rv : fn.updates()[u].schedule().rvars()) vars.push_back(rv.var);
+        at.stage = u + 1;
+        schedule_stage(im, f, at, def_of(fn.updates()[u]), vars, ls[j][u + 1], sched);
+      }
     }
   }
   // A loop level of stage -1 (Halide's LoopLevel(f, x) without a stage) matches the loop x of
-  // any stage, and Halide computes the producer in the first one it meets: stage order.
+  // any stage, and Halide computes the producer in the first one it meets: stage order. In
+  // a specialized f it matches the loop of every specialization: halo's <f, *, i, x>.
   auto level_ref = [&](const Halide::LoopLevel& l, const std::string& where) {
     std::string func = l.func(), var = l.var().name();
     auto fit = loops.find(func);
-    if (fit == loops.end() || l.get_stage_index() >= int(fit->second.size()))
+    if (fit == loops.end() || l.get_stage_index() >= int(fit->second[0].size()))
       refuse(where, fmt::format("a loop level in '{}', which is not in the pipeline", func));
-    for (size_t s = 0; s < fit->second.size(); ++s) {
+    const auto& specs = fit->second;
+    for (size_t s = 0; s < specs[0].size(); ++s) {
       if (l.get_stage_index() >= 0 && s != size_t(l.get_stage_index())) continue;
-      if (auto n = fit->second[s].find(var)) return loop_ref(im.names.of("func", func), s, *n);
+      auto n = specs[0][s].find(var);
+      if (!n) continue;
+      if (specs.size() == 1) return fmt::format("<{}, 0, {}, {}>", im.names.of("func", func), s, *n);
+      for (const auto& spec : specs)
+        if (spec[s].find(var) != n)
+          refuse(where, fmt::format("the loop level {}.{}, named differently in the specializations of '{}'", func,
+                                    var, func));
+      return fmt::format("<{}, *, {}, {}>", im.names.of("func", func), s, *n);
     }
     refuse(where, fmt::format("the loop level {}.{}, which is not a loop of '{}'", func, var, func));
   };
