@@ -163,15 +163,17 @@ void require_same_output(const Program& orig, const Program& back) {
 
 // Programs of examples/ without inputs: the oracle's translation serialized by each
 // version and imported back computes the same output on the program's realization, with the
-// same funcs, variables and stages (rfactor adds its intermediate func; compute_with is
-// refused).
+// same funcs, variables and stages (rfactor adds its intermediate func), and the same
+// Halide-only directives.
 TEST_CASE("import: round trip halo → Halide → serialize_pipeline → import is the same algorithm",
           "[import][halide]") {
   const std::vector<std::string> files = {
       "examples/blur.halo", "examples/tiled_blur.halo", "examples/halide_style_blur.halo",
       "examples/histogram.halo", "examples/matmul.halo", "examples/sched_fuse.halo",
       "examples/thesis_2_2_tile3.halo", "examples/types/unsharp_u8.halo", "examples/halide/rfactor_sum.halo",
-      "examples/specialized_blur.halo", "examples/sched_specialize.halo"};
+      "examples/specialized_blur.halo", "examples/sched_specialize.halo", "examples/halide/compute_with.halo",
+      "examples/halide/async.halo", "examples/halide/fold_storage.halo", "examples/halide/hoist_storage.halo",
+      "examples/halide/predicate_tail.halo"};
   for (const halide::HalideVersion& v : serializing_versions()) {
     WorkDir dir("halo-import-test");
     for (const std::string& rel : files) {
@@ -191,6 +193,13 @@ TEST_CASE("import: round trip halo → Halide → serialize_pipeline → import 
       }
       CHECK(back.pipeline.funcs.size() == orig.pipeline.funcs.size() + (rel.find("rfactor") != std::string::npos));
       require_same_output(orig, back);
+      std::set<DirectiveKind> halide_only, imported;
+      for (const Directive& d : *orig.schedule)
+        if (is_halide_only(d)) halide_only.insert(d.kind);
+      for (const Directive& d : *back.schedule)
+        if (is_halide_only(d)) imported.insert(d.kind);
+      halide_only.erase(DirectiveKind::Rfactor);  // imported as what it built: the intermediate func
+      CHECK(imported == halide_only);
     }
   }
 }

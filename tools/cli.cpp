@@ -513,10 +513,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                                    &schedule_opts})
       if (!o->file.empty()) budget.emplace(o->command_limits());
     if (*check) {
-      std::string src = read_text(check_opts.file);
+      std::string src = halide::is_hlpipe_path(check_opts.file) ? std::string() : read_text(check_opts.file);
       if (is_target_file(check_opts.file, src)) parse_tgt(src, check_opts.file);
       else {
-        Program prog = parse_program(src, check_opts.file);
+        Program prog = src.empty() ? cli::parse_program_file(check_opts.file, check_opts.params, check_opts.windows)
+                                   : parse_program(src, check_opts.file);
         check_program(prog);
         Input in = resolve_input(prog, InputOverrides{check_opts.params, check_opts.windows});  // --param, --window
         if (check_target == "self") {

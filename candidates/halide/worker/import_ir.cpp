@@ -305,17 +305,32 @@ struct StageLoops {
   }
 };
 
+// A compute_with met in a stage: `at` computed with the stage and loop of `with`.
+struct PendingComputeWith {
+  StageAt at;
+  Halide::LoopLevel with;
+  std::string where;
+};
+
 // One stage's splits, loop order and loop types, as directives; fills `loops`.
 // `vars` are the Halide names of the stage's variables (the func's, then the RDom's).
 void schedule_stage(Importer& im, const FuncDef& f, const StageAt& at, const HI::Definition& def,
-                    const std::vector<std::string>& vars, StageLoops& loops, std::vector<std::string>& out) {
+                    const std::vector<std::string>& vars, StageLoops& loops, std::vector<std::string>& out,
+                    std::vector<PendingComputeWith>& compute_with) {
   const size_t stage = at.stage;
   const std::string where = stage_where(f.name.text, stage, at.spec);
   const HI::StageSchedule& s = def.schedule();
+  // compute_with: the stage's fuse level (the other stage keeps the pair, fused_pairs, as a
+  // record of the same thing), resolved once every stage's loops are named.
   Halide::LoopLevel fused_with = s.fuse_level().level;
   fused_with.lock();
-  if (!fused_with.is_inlined() && !fused_with.is_root()) refuse(where, "compute_with");
-  if (!s.fused_pairs().empty()) refuse(where, "compute_with");
+  if (!fused_with.is_inlined() && !fused_with.is_root()) {
+    for (const auto& [v, align] : s.fuse_level().align)
+      if (align != Halide::LoopAlignStrategy::Auto)
+        refuse(where, fmt::format("compute_with aligning {} by strategy {} (halo's compute_with aligns as "
+                                  "LoopAlignStrategy::Auto)", v, int(align)));
+    compute_with.push_back(PendingComputeWith{at, fused_with, where});
+  }
   if (s.allow_race_conditions()) refuse(where, "allow_race_conditions");
   if (s.atomic()) refuse(where, "atomic");
   if (!s.prefetches().empty()) refuse(where, "prefetch");
@@ -544,6 +559,9 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
   std::vector<std::string> sched;
   // By Halide func name, per specialization (0: the general definition), per stage.
   std::map<std::string, std::vector<std::vector<StageLoops>>> loops;
+  std::vector<PendingComputeWith> compute_with;
+  std::map<std::string, std::string> halide_name;  // of each func, by halo's
+  for (size_t i = 0; i < order.size(); ++i) halide_name[p.funcs[i].name.text] = order[i];
   for (size_t i = 0; i < order.size(); ++i) {
     const HI::Function& fn = env.at(order[i]);
     const FuncDef& f = p.funcs[i];
@@ -578,12 +596,12 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
         return j == 0 || general.specializations().empty() ? general : general.specializations()[j - 1].definition;
       };
       StageAt at{f.name.text, int64_t(j), 0, !specs.empty()};
-      schedule_stage(im, f, at, def_of(fn.definition()), fn.args(), ls[j][0], sched);
+      schedule_stage(im, f, at, def_of(fn.definition()), fn.args(), ls[j][0], sched, compute_with);
       for (size_t u = 0; u < fn.updates().size(); ++u) {
         std::vector<std::string> vars = fn.args();
         for (const HI::ReductionVariable& rv : fn.updates()[u].schedule().rvars()) vars.push_back(rv.var);
         at.stage = u + 1;
-        schedule_stage(im, f, at, def_of(fn.updates()[u]), vars, ls[j][u + 1], sched);
+        schedule_stage(im, f, at, def_of(fn.updates()[u]), vars, ls[j][u + 1], sched, compute_with);
       }
     }
   }
@@ -609,6 +627,16 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
     }
     refuse(where, fmt::format("the loop level {}.{}, which is not a loop of '{}'", func, var, func));
   };
+  for (const PendingComputeWith& cw : compute_with) {
+    // Both stages' loops of Halide's name: halo's compute_with(<f, j, i, v>, <g, j', i', v'>).
+    std::string with = level_ref(cw.with, cw.where);
+    const StageLoops& names = loops.at(halide_name.at(cw.at.func))[size_t(cw.at.spec)][cw.at.stage];
+    auto n = names.find(cw.with.var().name());
+    if (!n) refuse(cw.where, fmt::format("compute_with at {}, which is not a loop of this stage", cw.with.var().name()));
+    if (with.find(", *,") != std::string::npos)
+      refuse(cw.where, "compute_with a specialized func's stage");
+    sched.push_back(fmt::format("compute_with({}, {})", cw.at.loop(*n), with));
+  }
   for (size_t i = 0; i + 1 < order.size(); ++i) {
     const HI::Function& fn = env.at(order[i]);
     const std::string& g = p.funcs[i].name.text;
