@@ -128,6 +128,11 @@ TEST_CASE("import: an integer pipeline with an RDom update and a vectorized spli
   auto hl = run_halo({"oracle", fixture("accept_histogram.hlpipe"), "--target", "halide@21", "--window", "0,8"});
   CHECK(hl.status == 0);
   CHECK_THAT(hl.out, Catch::Contains("verdict: holds"));
+  // Every command that reads a program reads an .hlpipe.
+  for (const char* command : {"check", "eval", "lower", "schedule", "bounds", "run", "explain"}) {
+    INFO(command);
+    CHECK(run_halo({command, fixture("accept_histogram.hlpipe")}).status == 0);
+  }
 }
 
 // `file` translated to Halide as the oracle does, serialized by Halide `v` (its worker's

@@ -174,8 +174,7 @@ bool is_target_file(const std::string& path, std::string_view src) {
 
 // A .halo file is validated and lowered (fig. 2.9); a target file is taken as written.
 TgtProgram load_target(const CommonOptions& o) {
-  if (halide::is_hlpipe_path(o.file)) return schedule_pipeline(load(o));
-  std::string src = read_text(o.file);
+  std::string src = cli::read_program_source(o.file, o.params, o.windows);  // an .hlpipe imported
   if (is_target_file(o.file, src)) return parse_tgt(src, o.file);
   Program prog = parse_program(src, o.file);
   check_program(prog);
@@ -513,11 +512,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                                    &schedule_opts})
       if (!o->file.empty()) budget.emplace(o->command_limits());
     if (*check) {
-      std::string src = halide::is_hlpipe_path(check_opts.file) ? std::string() : read_text(check_opts.file);
+      std::string src = cli::read_program_source(check_opts.file, check_opts.params, check_opts.windows);
       if (is_target_file(check_opts.file, src)) parse_tgt(src, check_opts.file);
       else {
-        Program prog = src.empty() ? cli::parse_program_file(check_opts.file, check_opts.params, check_opts.windows)
-                                   : parse_program(src, check_opts.file);
+        Program prog = parse_program(src, check_opts.file);
         check_program(prog);
         Input in = resolve_input(prog, InputOverrides{check_opts.params, check_opts.windows});  // --param, --window
         if (check_target == "self") {

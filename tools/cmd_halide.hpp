@@ -49,8 +49,10 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
 // NAME@V, NAME@all).
 CLI::Validator self_or_candidate(const std::string& self_text);
 
-// The program in `path`: a .halo file parsed, or an .hlpipe imported (tools/cmd_import.cpp)
-// with this realization (--param, --window); not validated.
+// The program text in `path`: a .halo file's, or an .hlpipe imported (tools/cmd_import.cpp)
+// with this realization (--param, --window); and that text parsed (not validated).
+std::string read_program_source(const std::string& path, const std::vector<std::string>& params,
+                                const std::vector<std::string>& windows);
 Program parse_program_file(const std::string& path, const std::vector<std::string>& params,
                            const std::vector<std::string>& windows);
 

@@ -5,6 +5,7 @@
 // Exit 0 with the program written, 2 when the file is not an .hlpipe, no worker can read it,
 // or it holds something halo cannot express (the message names it and where).
 #include "candidates/halide/import.hpp"
+#include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "tools/cmd_halide.hpp"
 #include "tools/commands.hpp"
@@ -26,13 +27,18 @@ struct ImportState {
 
 }  // namespace
 
-Program parse_program_file(const std::string& path, const std::vector<std::string>& params,
-                           const std::vector<std::string>& windows) {
-  if (!halide::is_hlpipe_path(path)) return parse_file(path);
+std::string read_program_source(const std::string& path, const std::vector<std::string>& params,
+                                const std::vector<std::string>& windows) {
+  if (!halide::is_hlpipe_path(path)) return read_source_file(path);
   halide::ImportOptions o;
   o.params = params;
   o.windows = windows;
-  return parse_program(halide::import_hlpipe(path, o), path);
+  return halide::import_hlpipe(path, o);
+}
+
+Program parse_program_file(const std::string& path, const std::vector<std::string>& params,
+                           const std::vector<std::string>& windows) {
+  return parse_program(read_program_source(path, params, windows), path);
 }
 
 Subcommand register_import(CLI::App& app) {
