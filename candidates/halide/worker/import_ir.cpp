@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cctype>
 #include <cstdio>
 #include <map>
@@ -735,6 +736,11 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
     if (eq == std::string::npos) throw ImportRefused(fmt::format("--input expects NAME=SPEC, got '{}'", kv));
     given[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  for (const auto& [name, spec] : given) {
+    bool known = false;
+    for (const auto& [h, in] : im.inputs) known |= in.name == name;
+    if (!known) throw ImportRefused(fmt::format("--input: the pipeline has no input '{}'", name));
+  }
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> inferred;
   bool need_inference = false;
   for (const std::string& n : im.input_order) need_inference |= !given.count(im.inputs.at(n).name);
@@ -770,8 +776,10 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
         parts.erase(parts.begin());
         withs.push_back(fmt::format("with {} = seeded({}) over {}", in.name, seed, box_text(parse_box(parts, "--input"))));
       } else {
+        // Absolute: the program is read from wherever it is written.
+        std::string file = std::filesystem::absolute(spec).lexically_normal().string();
         withs.push_back(fmt::format("with {} = {}(\"{}\")", in.name,
-                                    spec.size() > 4 && spec.substr(spec.size() - 4) == ".npy" ? "npy" : "image", spec));
+                                    spec.size() > 4 && spec.substr(spec.size() - 4) == ".npy" ? "npy" : "image", file));
       }
       continue;
     }
