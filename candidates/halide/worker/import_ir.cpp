@@ -109,6 +109,14 @@ struct Importer {
   std::map<std::string, ParamInfo> params;
   std::vector<std::string> param_order;
   bool typed = false;  // a type other than Int(32), or a cast: the program is written typed
+  // Funcs that only read another func or an input at their own variables and are inlined
+  // (the Func Halide makes of an ImageParam, the lambda BoundaryConditions wraps a buffer
+  // in): reads of them are reads of what they read (find_aliases).
+  struct Alias {
+    std::string func;         // a func's Halide name, or
+    Halide::Parameter param;  // an input
+  };
+  std::map<std::string, Alias> aliases;
 
   Type type_of(const Halide::Type& t, const std::string& where) {
     Type h = halo_type(t, where);
@@ -219,6 +227,11 @@ struct Importer {
     if (c.call_type == Call::Halide) {
       for (const Halide::Expr& a : c.args) args.push_back(expr(a, where));
       if (c.value_index != 0) refuse(where, fmt::format("a Tuple element ({}[{}])", c.name, c.value_index));
+      if (auto a = aliases.find(c.name); a != aliases.end()) {  // an inlined identity: what it reads
+        if (!a->second.param.defined()) return make_call(names.of("func", a->second.func), args);
+        note_param(a->second.param, where);
+        return make_call(inputs.at(a->second.param.name()).name, args);
+      }
       return make_call(names.of("func", c.name), args);
     }
     if (c.call_type == Call::Image) {
@@ -261,6 +274,35 @@ struct Importer {
     refuse(where, fmt::format("Halide's intrinsic {}", c.name));
   }
 };
+
+// The inlined identities among the funcs (Importer::aliases), each resolved to the func or
+// input it finally reads; never the output, whose values are the pipeline's.
+std::map<std::string, Importer::Alias> find_aliases(const std::map<std::string, HI::Function>& env,
+                                                    const std::string& output) {
+  std::map<std::string, Importer::Alias> direct;
+  for (const auto& [name, fn] : env) {
+    if (name == output || !fn.updates().empty() || fn.outputs() != 1 || fn.has_extern_definition()) continue;
+    Halide::LoopLevel level = fn.schedule().compute_level();
+    level.lock();
+    if (!level.is_inlined() || !fn.definition().specializations().empty()) continue;
+    const auto* c = fn.definition().values()[0].as<HI::Call>();
+    if (!c || c->args.size() != fn.args().size() || c->value_index != 0 || c->type != fn.output_types()[0]) continue;
+    bool identity = c->call_type == HI::Call::Halide || (c->call_type == HI::Call::Image && c->param.defined());
+    for (size_t k = 0; identity && k < c->args.size(); ++k) {
+      const auto* v = c->args[k].as<HI::Variable>();
+      identity = v && v->name == fn.args()[k] && !v->param.defined();
+    }
+    if (identity) direct[name] = Importer::Alias{c->call_type == HI::Call::Halide ? c->name : "", c->param};
+  }
+  std::map<std::string, Importer::Alias> resolved;
+  for (const auto& [name, a] : direct) {
+    Importer::Alias to = a;
+    for (size_t steps = 0; !to.param.defined() && direct.count(to.func) && steps < direct.size(); ++steps)
+      to = direct.at(to.func);
+    resolved[name] = to;
+  }
+  return resolved;
+}
 
 // ---------------------------------------------------------------- the schedule
 const char* tail_word(Halide::TailStrategy t, const std::string& where) {
@@ -511,6 +553,9 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
 
   Importer im;
   im.file = path;
+  im.aliases = find_aliases(env, outs[0].name());
+  order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& n) { return im.aliases.count(n); }),
+              order.end());
   // Every func's name first, so that variables never take one.
   for (const std::string& n : order) im.names.of("func", n);
 
