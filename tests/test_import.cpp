@@ -69,6 +69,8 @@ TEST_CASE("import: what halo cannot express is refused, naming the construct and
       {"refuse_tuple", "func 'pair': a Tuple of 2 values"},
       {"refuse_gpu", "func 'gpu_out': the GPU loop"},
       {"refuse_extern", "func 'ext': an extern stage (define_extern)"},
+      {"refuse_inline_update", "func 'acc': a func with update stages and no compute level"},
+      {"refuse_specializations", "func 'spec', update 0: specializations other than the pure definition's"},
   };
   for (const auto& [name, message] : cases) {
     INFO(name);

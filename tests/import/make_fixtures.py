@@ -36,6 +36,24 @@ e.define_extern("my_extern_stage", [], hl.Int(32), 1)
 f[x] = e[x] + 1
 save("refuse_extern", f)
 
+# A func with an update stage left inline (Halide computes it where it is used).
+u, f = hl.Func("acc"), hl.Func("inline_update_out")
+u[x] = x
+u[x] += 1
+f[x] = u[x] * 2
+save("refuse_inline_update", f)
+
+# Specializations that differ between a func's stages.
+p = hl.Param(hl.Int(32), "p")
+s, f = hl.Func("spec"), hl.Func("spec_out")
+s[x] = x
+s[x] += p
+s.specialize(p > 0)
+s.update(0).specialize(p > 5)
+s.compute_root()
+f[x] = s[x]
+save("refuse_specializations", f)
+
 # A plain integer pipeline with an update and an RDom: imported.
 h = hl.Func("hist")
 r = hl.RDom([(0, 8)], "r")
