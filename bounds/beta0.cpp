@@ -56,6 +56,7 @@ std::map<std::string, std::vector<std::string>> label_scopes(const TgtProgram& t
     }
   } w;
   w.scope = t.params;
+  for (auto& g : t.geometry_vars()) w.scope.push_back(std::move(g));
   for (const auto& [mn, ln] : t.window) w.scope.push_back(mn), w.scope.push_back(ln);
   w.visit(t.body);
   return std::move(w.out);

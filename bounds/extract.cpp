@@ -211,7 +211,9 @@ void b_expr(const Expr& e, bool cpu, const std::string& where, const QueryShape&
       for (const auto& a : c.args) b_expr(a, true, "an index of " + c.func + " in " + where, sh, out);
       out.push_back(member(c.args, sh.mem(c.func), e->loc,
                            fmt::format("read of {} in {} must be allocated", c.func, where)));
-      if (cpu)
+      // An unlabelled read is of an input buffer (docs/inputs.md): nothing computes it, so
+      // it only has to be allocated, i.e. inside the region its startup check covers.
+      if (cpu && c.label.labelled())
         out.push_back(member(c.args, sh.cpu(c.func, c.label.stage, c.label.spec), e->loc,
                              fmt::format("read of {} in {} must be computed", c.func, where)));
       return;
@@ -479,6 +481,7 @@ Query extract_query(const TgtProgram& t) {
   QueryShape sh = query_shape(t);
   Query q = conj({Extractor(sh).b(t.body), window_conjunct(t, sh)});
   std::vector<std::string> vars = t.params;
+  for (auto& g : t.geometry_vars()) vars.push_back(std::move(g));
   for (const auto& [mn, ln] : t.window) vars.push_back(mn), vars.push_back(ln);
   for (auto it = vars.rbegin(); it != vars.rend(); ++it) {
     auto n = node(QueryKind::Forall, t.loc);
@@ -726,6 +729,9 @@ nlohmann::json query_to_json(const Query& q, const TgtProgram& t) {
   }
   j["window"] = nlohmann::json::array();
   for (const auto& [mn, ln] : t.window) j["window"].push_back({{"min", mn}, {"len", ln}});
+  // Input buffers (docs/inputs.md): their geometry variables are startup variables, like
+  // the parameters; their reads carry no label and only demand ?mem.
+  if (!t.inputs.empty()) j["buffer_geometry"] = t.geometry_vars();
   return j;
 }
 

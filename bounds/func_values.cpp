@@ -47,6 +47,7 @@ bool is_anywhere(const std::vector<SymInterval>& args) {
 FuncValueBounds::FuncValueBounds(const TgtProgram& t, const IntervalRules& rules) : rules_(rules) {
   rules_.func_values = this;
   params_.insert(t.params.begin(), t.params.end());
+  for (auto& g : t.geometry_vars()) params_.insert(std::move(g));
   struct Loop {
     const ForStmt* loop;
     std::optional<SymInterval> range;  // when it has no hole

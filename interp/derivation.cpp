@@ -170,6 +170,12 @@ struct DerivationEvaluator::Impl {
   Budget budget;
   bool record;
   size_t stack_high_water = 0;
+  std::vector<InputBuffer> buffers;  // the input buffers, read by [INPUT-READ]
+  const InputBuffer* buffer_of(const std::string& name) const {
+    for (const auto& b : buffers)
+      if (b.name == name) return &b;
+    return nullptr;
+  }
 
   Impl(const Pipeline& p, const Input& in, const Limits& lim, bool rec) : budget(lim), record(rec) {
     if (p.funcs.empty()) throw std::logic_error("derivation evaluator: the pipeline defines no func");
@@ -185,6 +191,9 @@ struct DerivationEvaluator::Impl {
       params.bindings.emplace_back(p.params[i].text, in.params[i]);
       ptext += fmt::format("{}{} = {}", i ? ", " : "", p.params[i].text, in.params[i].to_string());
     }
+    // The input buffers' geometry is bound with the parameters (docs/inputs.md).
+    for (auto& g : buffer_geometry_bindings(in.buffers)) params.bindings.push_back(std::move(g));
+    buffers = in.buffers;
     output_name = p.name.text;
     realize_text = fmt::format("{}({})", p.name.text, ptext);
     for (size_t fi = 0; fi < p.funcs.size(); ++fi) {
@@ -461,8 +470,20 @@ struct DerivationEvaluator::Impl {
       return std::nullopt;
     }
 
+    // [INPUT-READ] (halo's rule for input buffers, docs/inputs.md): the arguments as
+    // [FUNC-ARG-EVAL] evaluates them, then the buffer's value at c̄, or ε_mem outside it.
+    void step_input(Frame& f, const CallNode& n, const InputBuffer& buf) {
+      if (f.vals.size() < n.args.size()) return push_eval(f.ctx, n.args[f.vals.size()]);
+      std::vector<Value> point(f.vals.begin(), f.vals.end());
+      if (auto err = arg_error(point))  // [FUNC-ARG-ERR] (Def. 2.6)
+        return conclude_rule(kFuncArgErr, *err, im.record ? print_expr(f.expr) : "", buf.type);
+      const Value* v = buf.at(point);
+      return conclude_rule("INPUT-READ", v ? *v : Value::err_mem(), im.record ? print_expr(f.expr) : "", buf.type);
+    }
+
     void step_call(Frame& f) {
       const auto& n = as<CallNode>(f.expr);
+      if (const InputBuffer* buf = im.buffer_of(n.func)) return step_input(f, n, *buf);
       size_t fi = func_index(n.func);
       size_t k = n.args.size();
       if (f.phase == 0) {

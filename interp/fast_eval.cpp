@@ -26,7 +26,9 @@ constexpr int kLanes = 64;                      // points of a row evaluated tog
 // the common case (f[x - 1, y]) computed without visiting argument nodes.
 // Typed: an operator of a typed program (docs/types.md), whose result type and operand
 // types are typed_ops[imm].
-enum class NK : uint8_t { Imm, Const, Slot, Unary, Binary, Select, Access, AccessAffine, SelfCell, SelfAccess, Typed };
+// Input: a read of an input buffer (a = the buffer, b and c its argument list), ε_mem
+// outside the buffer.
+enum class NK : uint8_t { Imm, Const, Slot, Unary, Binary, Select, Access, AccessAffine, SelfCell, SelfAccess, Typed, Input };
 
 // The types of one operator of a typed program.
 struct TypedOp {
@@ -249,10 +251,20 @@ struct FastEvaluator::Impl {
   std::vector<FuncInfo> funcs;
   bool params_small = true;
   std::vector<int64_t> params_i;
+  // The variables every stage sees first in its frame: the parameters, then the input
+  // buffers' geometry (img.min.0, ...), with their values.
+  std::vector<std::string> startup_names;
+  std::vector<Value> startup_values;
 
   Impl(const Pipeline& p, const Input& in, const Limits& lim)
       : pipe(p), input(in), limits(lim), budget(lim) {
-    for (const Value& v : input.params) {
+    std::vector<std::string> param_names;
+    for (const auto& prm : p.params) param_names.push_back(prm.text);
+    for (auto& [name, value] : input.startup_bindings(param_names)) {
+      startup_names.push_back(name);
+      startup_values.push_back(value);
+    }
+    for (const Value& v : startup_values) {
       params_small &= v.is_small();
       params_i.push_back(v.is_small() ? v.small() : 0);
     }
@@ -262,6 +274,14 @@ struct FastEvaluator::Impl {
   }
 
   // ------------------------------------------------------------ compilation
+  // The index of input `name` in input.buffers, or -1 when `name` is a func.
+  int input_index(const std::string& name) const {
+    if (!pipe.find_input(name)) return -1;
+    for (size_t i = 0; i < input.buffers.size(); ++i)
+      if (input.buffers[i].name == name) return int(i);
+    throw std::logic_error("fast evaluator: no buffer for input " + name);
+  }
+
   int func_index(const std::string& name) const {
     for (size_t i = 0; i < pipe.funcs.size(); ++i)
       if (pipe.funcs[i].name.text == name) return int(i);
@@ -311,6 +331,13 @@ struct FastEvaluator::Impl {
       }
       case ExprKind::Call: {
         const auto& n = as<CallNode>(e);
+        if (int bi = input_index(n.func); bi >= 0) {
+          std::vector<int32_t> roots;
+          for (const auto& a : n.args) roots.push_back(compile(a, s));
+          int32_t start = int32_t(arg_lists.size());
+          arg_lists.insert(arg_lists.end(), roots.begin(), roots.end());
+          return push(CNode{NK::Input, Op::Add, bi, start, int32_t(roots.size())});
+        }
         int fi = func_index(n.func);
         if (fi == s.self && s.self_cell) return push(CNode{NK::SelfCell});
         if (fi != s.self && int(n.args.size()) <= kMaxFastDims) {
@@ -369,7 +396,7 @@ struct FastEvaluator::Impl {
     f.dims = int(fd.vars.size());
     f.slices.resize(fd.stage_count());
     Scope base;
-    for (const auto& p : pipe.params) base.names.push_back(p.text);
+    base.names = startup_names;
     for (const auto& x : fd.vars) base.names.push_back(x.text);
     base.self = fi;
 
@@ -394,7 +421,7 @@ struct FastEvaluator::Impl {
       s.self_cell = !sc.has_reduction_dims;
       // Rdom bounds are startup expressions (Def. 2.9): evaluate them once.
       Substitution params;
-      for (size_t i = 0; i < pipe.params.size(); ++i) params.bindings.emplace_back(pipe.params[i].text, input.params[i]);
+      for (size_t i = 0; i < startup_names.size(); ++i) params.bindings.emplace_back(startup_names[i], startup_values[i]);
       for (const auto& r : u.rdom) {
         Value mn = eval_closed(substitute(r.min, params)), ln = eval_closed(substitute(r.len, params));
         sc.rmin.push_back(mn);
@@ -507,6 +534,7 @@ struct FastEvaluator::Impl {
     if (e->kind != ExprKind::Call) return;
     const auto& n = as<CallNode>(e);
     for (const auto& a : n.args) collect_demand(a, self, env, demand);
+    if (pipe.find_input(n.func)) return;  // a buffer: nothing to memoize
     int g = func_index(n.func);
     if (g == self) return;
     auto& d = demand[g];
@@ -534,7 +562,7 @@ struct FastEvaluator::Impl {
       if (!demand[fi]) continue;
       const FuncDef& fd = pipe.funcs[fi];
       std::vector<std::pair<std::string, Iv>> env;
-      for (size_t i = 0; i < pipe.params.size(); ++i) env.emplace_back(pipe.params[i].text, iv_exact(input.params[i]));
+      for (size_t i = 0; i < startup_names.size(); ++i) env.emplace_back(startup_names[i], iv_exact(startup_values[i]));
       for (int d = 0; d < funcs[fi].dims; ++d) env.emplace_back(fd.vars[d].text, (*demand[fi])[d]);
       collect_demand(fd.pure, fi, env, demand);
       for (size_t j = 0; j < fd.updates.size(); ++j) {
@@ -653,8 +681,23 @@ struct FastEvaluator::Impl {
         }
         return final_small(n.a, coords, out);
       }
+      case NK::Input: {
+        if (n.c > kMaxFastDims) return false;
+        int64_t coords[kMaxFastDims];
+        for (int k = 0; k < n.c; ++k)
+          if (!eval_fast(arg_lists[n.b + k], fr, act, coords[k])) return false;
+        return input_small(n.a, coords, out);
+      }
     }
     return false;
+  }
+
+  // A buffer's value on the word path; false outside the buffer (the Value path then says ε_mem).
+  bool input_small(int bi, const int64_t* c, int64_t& out) const {
+    const Value* v = input.buffers[bi].at(c);
+    if (!v || !v->is_small()) return false;
+    out = v->small();
+    return true;
   }
 
   // Index of a point in f's dense box, or -1.
@@ -763,7 +806,7 @@ struct FastEvaluator::Impl {
         }
         return true;
       }
-      case NK::Access: {
+      case NK::Access: case NK::Input: {
         if (n.c > kMaxFastDims) return false;
         int64_t args[kMaxFastDims][kLanes];
         for (int k = 0; k < n.c; ++k)
@@ -771,7 +814,8 @@ struct FastEvaluator::Impl {
         int64_t coords[kMaxFastDims];
         for (int l = 0; l < b.n; ++l) {
           for (int k = 0; k < n.c; ++k) coords[k] = args[k][l];
-          if (!final_small(n.a, coords, out[l])) return false;
+          if (!(n.kind == NK::Input ? input_small(n.a, coords, out[l]) : final_small(n.a, coords, out[l])))
+            return false;
         }
         return true;
       }
@@ -963,6 +1007,15 @@ struct FastEvaluator::Impl {
         if (n.kind == NK::SelfAccess) return slice_cell(*act, c);
         return final_value(n.a, c);
       }
+      case NK::Input: {
+        // [FUNC-ARG-EVAL], [FUNC-ARG-ERR], then the buffer: outside it, ε_mem (docs/inputs.md).
+        Point c;
+        c.reserve(n.c);
+        for (int k = 0; k < n.c; ++k) c.push_back(eval_slow(arg_lists[n.b + k], fr, act));
+        if (auto e = max_error(c)) return Value::error(*e);
+        const Value* v = input.buffers[n.a].at(c);
+        return v ? *v : Value::err_mem();
+      }
     }
     return Value();
   }
@@ -1027,7 +1080,7 @@ struct FastEvaluator::Impl {
   }
 
   void fill_frame(std::vector<Value>& fr, int fi, const Point& c) {
-    fr.assign(input.params.begin(), input.params.end());
+    fr.assign(startup_values.begin(), startup_values.end());
     fr.insert(fr.end(), c.begin(), c.end());
   }
 
@@ -1110,7 +1163,7 @@ struct FastEvaluator::Impl {
     // The word-sized path: a flat loop nest over the rdom.
     bool fast_ok = params_small && s.rdom_small && s.frame_size <= 64;
     for (const Value& v : c) fast_ok &= v.is_small();
-    size_t np = input.params.size(), k = s.rmin.size();
+    size_t np = startup_values.size(), k = s.rmin.size();
     std::vector<Value> vframe;
     auto slow_iteration = [&](const int64_t* ifr, const std::vector<Value>* rv) {
       if (vframe.empty()) fill_frame(vframe, fi, c);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 namespace halo {
 
 namespace {
@@ -20,7 +22,8 @@ Input resolve_input(const Program& prog, const InputOverrides& over) {
   std::vector<std::string> names;
   for (const auto& p : prog.pipeline.params) names.push_back(p.text);
   size_t dims = prog.pipeline.funcs.empty() ? 0 : prog.pipeline.output().vars.size();
-  Input in = resolve_input(prog.file, prog.pipeline.name.text, names, dims, prog.realize, over);
+  Input in = resolve_input(prog.file, prog.pipeline.name.text, names, dims, prog.realize, over,
+                           input_decls(prog.pipeline));
   // A typed parameter takes only values of its type (a Param<uint8_t> holds no 300).
   for (size_t i = 0; i < in.params.size() && i < names.size(); ++i)
     if (!prog.pipeline.param_type(i).can_represent(in.params[i]))
@@ -30,8 +33,61 @@ Input resolve_input(const Program& prog, const InputOverrides& over) {
   return in;
 }
 
+const InputBuffer* Input::buffer(const std::string& name) const {
+  for (const auto& b : buffers)
+    if (b.name == name) return &b;
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, Value>> Input::startup_bindings(const std::vector<std::string>& names) const {
+  std::vector<std::pair<std::string, Value>> b;
+  for (size_t i = 0; i < names.size() && i < params.size(); ++i) b.emplace_back(names[i], params[i]);
+  for (auto& g : buffer_geometry_bindings(buffers)) b.push_back(std::move(g));
+  return b;
+}
+
+namespace {
+// Each declared input's buffer: the command line's --input, else the realize section's.
+void resolve_buffers(Input& in, const std::string& file, const std::vector<TgtInput>& decls,
+                     const std::optional<Realization>& realize, const InputOverrides& over,
+                     std::vector<Diagnostic>& errs) {
+  std::vector<std::optional<InputBinding>> chosen(decls.size());
+  std::vector<std::string> from_cli(decls.size());
+  auto index_of = [&](const std::string& name) -> int {
+    for (size_t i = 0; i < decls.size(); ++i)
+      if (decls[i].name == name) return int(i);
+    return -1;
+  };
+  if (realize)
+    for (const auto& b : realize->inputs)
+      if (int i = index_of(b.name.text); i >= 0) chosen[i] = b;
+  for (const auto& text : over.inputs) {
+    InputBinding b = parse_input_flag(text, file);
+    int i = index_of(b.name.text);
+    if (i < 0) {
+      errs.push_back(Diagnostic{file, {}, fmt::format("--input: the pipeline has no input '{}'", b.name.text)});
+      continue;
+    }
+    chosen[i] = b;
+    from_cli[i] = "cli";
+  }
+  std::string base = std::filesystem::path(file).parent_path().string();
+  for (size_t i = 0; i < decls.size(); ++i) {
+    if (!chosen[i]) {
+      errs.push_back(Diagnostic{file, {}, fmt::format("no buffer for input '{}': give it in the realize section "
+                                                      "(with {} = image(\"FILE\") or seeded(SEED) over ...) or "
+                                                      "with --input {}=FILE",
+                                                      decls[i].name, decls[i].name, decls[i].name)});
+      continue;
+    }
+    in.buffers.push_back(load_input_buffer(decls[i], *chosen[i], file, from_cli[i].empty() ? base : "", Limits{}));
+  }
+}
+}  // namespace
+
 Input resolve_input(const std::string& file, const std::string& output, const std::vector<std::string>& names,
-                    size_t dims, const std::optional<Realization>& realize, const InputOverrides& over) {
+                    size_t dims, const std::optional<Realization>& realize, const InputOverrides& over,
+                    const std::vector<TgtInput>& inputs) {
   auto cli_error = [&](std::string msg) { return halo::cli_error(file, std::move(msg)); };
   std::vector<std::optional<Value>> params(names.size());
   auto index_of = [&](const std::string& name) -> int {
@@ -94,6 +150,7 @@ Input resolve_input(const std::string& file, const std::string& output, const st
     if (iv.len.sign() < 0)
       errs.push_back(cli_error(fmt::format("window interval ({}, {}) has a negative length",
                                                  iv.min.to_string(), iv.len.to_string())));
+  resolve_buffers(in, file, inputs, realize, over, errs);
   if (!errs.empty()) throw InputError(std::move(errs));
   return in;
 }
@@ -151,6 +208,7 @@ std::vector<std::pair<std::string, Value>> realize_bindings(const TgtProgram& t,
     b.emplace_back(t.window[d].first, in.window[d].min);
     b.emplace_back(t.window[d].second, in.window[d].len);
   }
+  for (auto& g : buffer_geometry_bindings(in.buffers)) b.push_back(std::move(g));
   return b;
 }
 

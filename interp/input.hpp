@@ -3,6 +3,7 @@
 // returns on R(z). Both evaluators, and later the target machine, share these.
 #pragma once
 
+#include "interp/input_buffers.hpp"
 #include "semantics/ast.hpp"
 #include "semantics/tgt.hpp"
 
@@ -15,13 +16,19 @@
 namespace halo {
 
 struct Input {
-  std::vector<Value> params;     // in the pipeline's parameter order
-  std::vector<Interval> window;  // one (min, len) per output dimension
+  std::vector<Value> params;         // in the pipeline's parameter order
+  std::vector<Interval> window;      // one (min, len) per output dimension
+  std::vector<InputBuffer> buffers;  // one per input buffer, in declaration order
+  const InputBuffer* buffer(const std::string& name) const;
+  // The parameters by name, then every buffer's geometry (img.min.0, ...): what a startup
+  // expression may read.
+  std::vector<std::pair<std::string, Value>> startup_bindings(const std::vector<std::string>& param_names) const;
 };
 
 struct InputOverrides {
   std::vector<std::string> params;   // "NAME=VALUE"
   std::vector<std::string> windows;  // "MIN,LEN", one per output dimension
+  std::vector<std::string> inputs;   // "NAME=FILE" or "NAME=seeded:SEED:MIN,LEN..." (input_buffers.hpp)
 };
 
 // Throws InputError when a parameter is missing, unknown or malformed, or when the
@@ -30,7 +37,9 @@ Input resolve_input(const Program& prog, const InputOverrides& over);
 // The same for any program with these parameters, output dimensions and realize section
 // (target programs take their input the same way as algorithms).
 Input resolve_input(const std::string& file, const std::string& output, const std::vector<std::string>& params,
-                    size_t dims, const std::optional<Realization>& realize, const InputOverrides& over);
+                    size_t dims, const std::optional<Realization>& realize, const InputOverrides& over,
+                    const std::vector<TgtInput>& inputs = {});
+
 
 // Values on R(z), row-major with the first dimension fastest (as Halide stores them).
 struct OutputBuffer {

@@ -2,6 +2,10 @@
 #include "interp/output.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <stb/stb_image_write.h>
+
+#include <optional>
 
 #include <algorithm>
 
@@ -75,6 +79,49 @@ std::string render_buffer(const OutputBuffer& b, const std::vector<std::string>&
     }
   }
   return out;
+}
+
+std::string write_buffer_png(const OutputBuffer& b, const std::string& path) {
+  auto fail = [&](std::string why) -> InputError { return InputError(Diagnostic{path, {}, std::move(why)}); };
+  const size_t dims = b.window.size();
+  int64_t channels = dims == 3 ? b.window[2].len.as_int64().value_or(0) : 1;
+  if (dims != 2 && !(dims == 3 && channels >= 1 && channels <= 4))
+    throw fail(fmt::format("--png: the output has {} dimension(s); a picture needs 2 (x, y) or 3 with 1 to 4 points "
+                           "in the last (channels)",
+                           dims));
+  const int64_t w = b.window[0].len.as_int64().value_or(0), h = b.window[1].len.as_int64().value_or(0);
+  if (w <= 0 || h <= 0 || w > (1 << 15) || h > (1 << 15)) throw fail("--png: the window is empty or too large for a picture");
+  std::optional<BigInt> lo, hi;
+  uint64_t errors = 0;
+  for (const Value& v : b.values) {
+    if (!v.is_int()) {
+      ++errors;
+      continue;
+    }
+    BigInt x = v.to_big();
+    if (!lo || x < *lo) lo = x;
+    if (!hi || x > *hi) hi = x;
+  }
+  const bool exact = lo && *lo >= 0 && *hi <= 255;
+  std::vector<unsigned char> px(size_t(w * h * channels));
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) {
+        const Value& v = b.values[size_t((c * h + y) * w + x)];
+        unsigned char p = 0;
+        if (v.is_int()) {
+          BigInt val = v.to_big();
+          if (exact) p = static_cast<unsigned char>(static_cast<int>(val));
+          else if (*hi != *lo) p = static_cast<unsigned char>(static_cast<int>((val - *lo) * 255 / (*hi - *lo)));
+        }
+        px[size_t((y * w + x) * channels + c)] = p;  // PNG interleaves channels
+      }
+  if (!stbi_write_png(path.c_str(), int(w), int(h), int(channels), px.data(), int(w * channels)))
+    throw fail("--png: cannot write the file");
+  std::vector<std::string> notes;
+  if (!exact && lo) notes.push_back(fmt::format("values scaled from [{}, {}] onto [0, 255]", lo->str(), hi->str()));
+  if (errors) notes.push_back(fmt::format("{} error point(s) drawn as 0", errors));
+  return fmt::format("{}", fmt::join(notes, "; "));
 }
 
 }  // namespace halo

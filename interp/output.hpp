@@ -16,4 +16,13 @@ nlohmann::json value_to_json(const Value& v);
 nlohmann::json buffer_to_json(const OutputBuffer& b);
 std::string render_buffer(const OutputBuffer& b, const std::vector<std::string>& dim_names);
 
+// The output as a PNG (stb_image_write, Debian's libstb): a 2-D output is a grey image,
+// x across and y down; a 3-D one whose last dimension has 1 to 4 points has that many
+// channels. Values of a u8 output (or any output within [0, 255]) are written as they are;
+// others are scaled linearly from their [min, max] onto [0, 255]; error values are
+// written as 0. Returns what the picture does not show exactly (the scaling, the error
+// points), empty when nothing; throws InputError when the shape has no picture or the
+// file cannot be written.
+std::string write_buffer_png(const OutputBuffer& b, const std::string& path);
+
 }  // namespace halo

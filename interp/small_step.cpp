@@ -359,6 +359,8 @@ void Machine::compile() {
     pipeline_vars_.push_back(code_.var_slot(mn));
     pipeline_vars_.push_back(code_.var_slot(ln));
   }
+  // The input buffers' geometry, bound by [REALIZE] after the window (docs/inputs.md).
+  for (const auto& [name, value] : buffer_geometry_bindings(in_.buffers)) pipeline_vars_.push_back(code_.var_slot(name));
   output_slot_ = code_.func_slot(prog_.name);
   body_ = code_.stmt(prog_.body, prog_.loc, 0);
   env_.resize(code_.var_names.size());
@@ -374,6 +376,7 @@ void Machine::realize() {
     z.push_back(iv.min);
     z.push_back(iv.len);
   }
+  for (const auto& [name, value] : buffer_geometry_bindings(in_.buffers)) z.push_back(value);
   step("REALIZE", [&] {
     std::string cs;
     for (size_t i = 0; i < z.size(); ++i) cs.append(i ? ", " : "").append(show(z[i]));
@@ -529,6 +532,23 @@ void Machine::allocate(const CStmt* s, uint32_t base) {
     charged_bytes_ = live_bytes_;
   }
   b.data.assign(points, Value::err_mem());
+  // [ALLOC-INPUT] (docs/inputs.md): the allocation of an input takes the input buffer's
+  // values on its box; a point outside the input buffer keeps ε_mem (the startup check
+  // after the allocation stops the run before anything reads it).
+  if (prog_.find_input(src.func))
+    if (const InputBuffer* in = in_.buffer(src.func); in && !b.empty) {
+      std::vector<int64_t> pt(dims);
+      for (uint64_t i = 0; i < points; ++i) {
+        uint64_t rest = i;
+        bool ok = true;
+        for (size_t d = 0; d < dims; ++d) {
+          auto mn = c[2 * d].as_int64();
+          ok &= mn && !__builtin_add_overflow(*mn, int64_t(rest % uint64_t(b.len[d])), &pt[d]);
+          rest /= uint64_t(b.len[d]);
+        }
+        if (const Value* v = ok ? in->at(pt.data()) : nullptr) b.data[i] = *v;
+      }
+    }
 
   std::vector<Value> key(c, c + 2 * dims);
   auto [it, fresh] = b.box_index.emplace(std::move(key), b.stats.allocations.size());

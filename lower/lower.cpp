@@ -72,6 +72,7 @@ class LabelAccesses : public ExprMutator {
   Expr mutate_call(const Expr& e) override {
     Expr m = ExprMutator::mutate_call(e);
     const auto& n = as<CallNode>(m);
+    if (p_.find_input(n.func)) return m;  // an input has no stage: its reads stay unlabelled
     return make_call(n.func, n.args, n.loc, label_of(n.func), n.type);
   }
 
@@ -185,6 +186,32 @@ Stmt lower_func(const Pipeline& p, const FuncDef& f) {
 
 }  // namespace
 
+// An input buffer (docs/inputs.md): `allocate img(?mem img)` takes the region the program
+// reads out of the realization's buffer, and the assertion after it is Halide's startup
+// check that the buffer covers that region (src/AddImageChecks.cpp):
+//   assert (len_1 <= 0 || ... || len_n <= 0) ||
+//          (img.min.0 <= min_1 && min_1 + len_1 <= img.min.0 + img.extent.0 && ...)
+// A region nothing reads (some length <= 0) needs no buffer; a too-small buffer stops the
+// run at the assertion (allowed by Def. 2.3), and a region a bounds engine got too small
+// makes a later read a memory error (Theorem 2.1).
+Stmt lower_input(const InputDef& in) {
+  SourceLoc at = in.loc;
+  std::vector<std::pair<Expr, Expr>> bounds;
+  Expr empty, inside;
+  auto conj = [&](Expr& acc, Expr e, Op op) { acc = acc ? make_op(op, {acc, e}, at) : e; };
+  for (size_t k = 0; k < in.dims(); ++k) {
+    auto [mn, ln] = mem_interval(in.name.text, in.vars[k].text);
+    bounds.emplace_back(mn, ln);
+    Expr bmin = make_var(buffer_min_var(in.name.text, k), at), bext = make_var(buffer_extent_var(in.name.text, k), at);
+    conj(empty, make_op(Op::Le, {ln, make_const(Value(int64_t{0}), at)}, at), Op::Or);
+    conj(inside, make_op(Op::Le, {bmin, mn}, at), Op::And);
+    conj(inside, make_op(Op::Le, {make_op(Op::Add, {mn, ln}, at), make_op(Op::Add, {bmin, bext}, at)}, at), Op::And);
+  }
+  Stmt alloc = make_allocate(in.name.text, std::move(bounds), at, in.type);
+  if (!inside) return alloc;  // a 0-dimensional input: one value, always covered
+  return make_seq({alloc, make_assert(make_op(Op::Or, {empty, inside}, at), at)}, at);
+}
+
 // §2.9 "Negative rdom extents": a negative extent is an error "checked at program startup",
 // so that no scheduling transform can hide it (a fuse of two negative extents would run
 // their product, a split of a negative extent none). Rdom bounds are startup expressions
@@ -220,7 +247,9 @@ TgtProgram lower_pipeline(const Program& prog) {
     if (p.typed) t.param_types.push_back(p.param_type(i));
   }
   t.window = window_variables(p);
+  t.inputs = input_decls(p);
   std::vector<Stmt> funcs = rdom_startup_checks(p);
+  for (const auto& in : p.inputs) funcs.push_back(lower_input(in));
   for (const auto& f : p.funcs) funcs.push_back(lower_func(p, f));
   t.body = make_seq(std::move(funcs), p.loc);
   t.realize = prog.realize;

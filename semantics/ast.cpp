@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <tuple>
 
 namespace halo {
@@ -101,6 +102,56 @@ const FuncDef* Pipeline::find(const std::string& f) const {
   for (const auto& fd : funcs)
     if (fd.name.text == f) return &fd;
   return nullptr;
+}
+
+const InputDef* Pipeline::find_input(const std::string& name) const {
+  for (const auto& in : inputs)
+    if (in.name.text == name) return &in;
+  return nullptr;
+}
+
+namespace {
+constexpr std::pair<BoundaryKind, const char*> kBoundaryNames[] = {
+    {BoundaryKind::RepeatEdge, "repeat_edge"},
+    {BoundaryKind::ConstantExterior, "constant_exterior"},
+    {BoundaryKind::RepeatImage, "repeat_image"},
+    {BoundaryKind::MirrorImage, "mirror_image"},
+    {BoundaryKind::MirrorInterior, "mirror_interior"},
+};
+}  // namespace
+
+const char* boundary_name(BoundaryKind k) {
+  for (const auto& [kind, name] : kBoundaryNames)
+    if (kind == k) return name;
+  return "?";
+}
+
+std::optional<BoundaryKind> boundary_kind(std::string_view name) {
+  for (const auto& [kind, n] : kBoundaryNames)
+    if (name == n) return kind;
+  return std::nullopt;
+}
+
+std::string buffer_min_var(const std::string& input, size_t dim) { return fmt::format("{}.min.{}", input, dim); }
+std::string buffer_extent_var(const std::string& input, size_t dim) {
+  return fmt::format("{}.extent.{}", input, dim);
+}
+
+std::optional<BufferGeometryVar> split_buffer_var(const std::string& name) {
+  auto last = name.rfind('.');
+  if (last == std::string::npos || last == 0) return std::nullopt;
+  auto mid = name.rfind('.', last - 1);
+  if (mid == std::string::npos || mid == 0) return std::nullopt;
+  std::string what = name.substr(mid + 1, last - mid - 1);
+  if (what != "min" && what != "extent") return std::nullopt;
+  BufferGeometryVar v;
+  v.input = name.substr(0, mid);
+  v.extent = what == "extent";
+  const char* b = name.data() + last + 1;
+  const char* e = name.data() + name.size();
+  auto [ptr, ec] = std::from_chars(b, e, v.dim);
+  if (b == e || ec != std::errc() || ptr != e) return std::nullopt;
+  return v;
 }
 
 std::string qualified_var(const std::string& func, int64_t spec, int64_t stage, const std::string& var) {
@@ -222,9 +273,22 @@ bool same_update(const UpdateStage& a, const UpdateStage& b) {
   return same_exprs(a.lhs, b.lhs) && same_expr(a.value, b.value) && same_opt(a.predicate, b.predicate);
 }
 
+bool same_boundary(const std::optional<BoundaryCondition>& a, const std::optional<BoundaryCondition>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  if (a->kind != b->kind || !(a->source == b->source) || !same_opt(a->value, b->value) ||
+      a->bounds.size() != b->bounds.size())
+    return false;
+  for (size_t i = 0; i < a->bounds.size(); ++i)
+    if (!same_expr(a->bounds[i].first, b->bounds[i].first) || !same_expr(a->bounds[i].second, b->bounds[i].second))
+      return false;
+  return true;
+}
+
 bool same_func(const FuncDef& a, const FuncDef& b) {
   if (!(a.name == b.name) || a.vars != b.vars || !same_expr(a.pure, b.pure) ||
-      a.updates.size() != b.updates.size() || a.declared != b.declared || a.type != b.type)
+      a.updates.size() != b.updates.size() || a.declared != b.declared || a.type != b.type ||
+      !same_boundary(a.boundary, b.boundary))
     return false;
   for (size_t i = 0; i < a.updates.size(); ++i)
     if (!same_update(a.updates[i], b.updates[i])) return false;
@@ -262,6 +326,11 @@ bool same_program(const Program& a, const Program& b) {
     if (p.declared_param_type(i) != q.declared_param_type(i)) return false;
   for (size_t i = 0; i < p.funcs.size(); ++i)
     if (!same_func(p.funcs[i], q.funcs[i])) return false;
+  if (p.inputs.size() != q.inputs.size()) return false;
+  for (size_t i = 0; i < p.inputs.size(); ++i)
+    if (!(p.inputs[i].name == q.inputs[i].name) || p.inputs[i].vars != q.inputs[i].vars ||
+        p.inputs[i].declared != q.inputs[i].declared || p.inputs[i].type != q.inputs[i].type)
+      return false;
   if (a.schedule.has_value() != b.schedule.has_value()) return false;
   if (a.schedule) {
     if (a.schedule->size() != b.schedule->size()) return false;
@@ -271,7 +340,7 @@ bool same_program(const Program& a, const Program& b) {
   if (a.realize.has_value() != b.realize.has_value()) return false;
   if (a.realize) {
     const auto &r = *a.realize, &s = *b.realize;
-    if (r.window != s.window || r.params.size() != s.params.size()) return false;
+    if (r.window != s.window || r.params.size() != s.params.size() || r.inputs != s.inputs) return false;
     for (size_t i = 0; i < r.params.size(); ++i)
       if (!(r.params[i].name == s.params[i].name) || r.params[i].value != s.params[i].value) return false;
   }

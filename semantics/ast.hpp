@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace halo {
@@ -164,6 +165,24 @@ struct UpdateStage {
   SourceLoc loc;
 };
 
+// Halide's BoundaryConditions (src/BoundaryConditions.h) as the whole definition of a func:
+// `fun g(x, y) = repeat_edge(img)`. The func's pure stage is Halide's formula for it (built by
+// expand_boundary, semantics/boundary.hpp); the condition is kept so that the printer writes
+// it back as written and the Halide translation calls Halide's own function.
+enum class BoundaryKind : uint8_t { RepeatEdge, ConstantExterior, RepeatImage, MirrorImage, MirrorInterior };
+struct BoundaryCondition {
+  BoundaryKind kind = BoundaryKind::RepeatEdge;
+  Name source;                                 // a func or an input buffer
+  Expr value;                                  // constant_exterior's value; null otherwise
+  std::vector<std::pair<Expr, Expr>> bounds;   // (min, extent) of the leading dimensions
+  // No bounds written and the source is an input: its buffer's (Halide's overload taking a
+  // Buffer or ImageParam), i.e. img.dim(k).min() and img.dim(k).extent() for every k.
+  bool buffer_bounds() const { return bounds.empty(); }
+  SourceLoc loc;
+};
+const char* boundary_name(BoundaryKind k);
+std::optional<BoundaryKind> boundary_kind(std::string_view name);
+
 struct FuncDef {
   Name name;
   // `fun f(x) : u8 = ...`: the value type as written (Halide's Func type), if written;
@@ -173,9 +192,37 @@ struct FuncDef {
   std::vector<Name> vars;
   Expr pure;  // U0
   std::vector<UpdateStage> updates;  // U1 .. Um
+  std::optional<BoundaryCondition> boundary;  // `= repeat_edge(...)`: pure is its formula
   SourceLoc loc;
   size_t stage_count() const { return 1 + updates.size(); }
 };
+
+// An input buffer (Halide's ImageParam, Input<Buffer<T>>): n-dimensional, of one type, its
+// box and contents given by the realization (`with img = image("photo.png")`). It is read
+// like a func, img[e1, ..., en]; a read outside its buffer is ε_mem (Theorem 2.1), and the
+// lowered program checks at startup that the buffer covers the region it reads, as Halide
+// does (docs/inputs.md).
+struct InputDef {
+  Name name;
+  std::vector<Name> vars;  // one per dimension; they only name the dimensions
+  std::optional<Type> declared;
+  Type type;  // ℤ in a program without types
+  SourceLoc loc;
+  size_t dims() const { return vars.size(); }
+};
+
+// The buffer geometry of input `img` in expressions: Halide's img.dim(k).min() and
+// img.dim(k).extent() are the variables "img.min.k" and "img.extent.k" (Halide's own names
+// for them), bound with the parameters by the realization; no written name contains '.'.
+std::string buffer_min_var(const std::string& input, size_t dim);
+std::string buffer_extent_var(const std::string& input, size_t dim);
+// (input, dim, is_extent) of a geometry variable; nullopt for any other name.
+struct BufferGeometryVar {
+  std::string input;
+  size_t dim = 0;
+  bool extent = false;
+};
+std::optional<BufferGeometryVar> split_buffer_var(const std::string& name);
 
 // Def. 2.8: dimension j of a stage whose left-hand side is `lhs` is pure when e_j is x_j
 // (stage 0's left-hand side is x̄ itself).
@@ -204,8 +251,10 @@ struct Pipeline {
   Type param_type(size_t i) const;                          // ℤ, the written type, or Int(32)
   std::optional<Type> declared_param_type(size_t i) const;  // as written (nullopt: none)
   std::vector<FuncDef> funcs;
+  std::vector<InputDef> inputs;  // in declaration order
   SourceLoc loc;
   const FuncDef* find(const std::string& f) const;
+  const InputDef* find_input(const std::string& name) const;
   const FuncDef& output() const { return funcs.back(); }
 };
 
@@ -298,9 +347,24 @@ struct Interval {  // (min, len), constant
   SourceLoc loc;
   bool operator==(const Interval& o) const { return min == o.min && len == o.len; }
 };
+// `with img = image("photo.png")`, `npy("w.npy")` or `seeded(7) over (0, 64), (0, 48)`:
+// where an input buffer's box and contents come from (interp/input_buffers.hpp).
+enum class InputSourceKind : uint8_t { Image, Npy, Seeded };
+struct InputBinding {
+  Name name;
+  InputSourceKind source = InputSourceKind::Seeded;
+  std::string path;           // Image, Npy: as written (relative to the program's folder)
+  Value seed;                 // Seeded
+  std::vector<Interval> box;  // Seeded: the buffer's (min, extent) per dimension
+  SourceLoc loc;
+  bool operator==(const InputBinding& o) const {
+    return name == o.name && source == o.source && path == o.path && seed == o.seed && box == o.box;
+  }
+};
 struct Realization {
   std::vector<ParamBinding> params;
   std::vector<Interval> window;
+  std::vector<InputBinding> inputs;
   SourceLoc loc;
 };
 

@@ -111,6 +111,7 @@ class Lexer {
     char c = src_[pos_];
     if (is_ident_start(c)) return word();
     if (is_digit(c)) return number();
+    if (c == '"') return string();
     return symbol();
   }
 
@@ -138,6 +139,20 @@ class Lexer {
       fail(t.loc, fmt::format("integer literal too long ({} digits, the limit is {})", t.text.size(),
                               kMaxLiteralDigits));
     return t;
+  }
+
+  // A file name: every byte up to the closing quote, which must come before the line ends.
+  Token string() {
+    SourceLoc loc = here();
+    size_t start = pos_;
+    bump();
+    while (pos_ < src_.size() && src_[pos_] != '"' && src_[pos_] != '\n') {
+      if (src_[pos_] == '\0') unexpected();
+      bump();
+    }
+    if (pos_ >= src_.size() || src_[pos_] != '"') fail(loc, "unterminated string (a string ends on its line with '\"')");
+    bump();
+    return Token{TokenKind::String, src_.substr(start, pos_ - start), loc};
   }
 
   Token symbol() {

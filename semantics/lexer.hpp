@@ -29,6 +29,7 @@ enum class TokenKind : uint8_t {
   Keyword,     // a reserved word (see is_reserved_word)
   Integer,     // an unsigned decimal literal; the sign is an operator
   Symbol,      // punctuation and operators
+  String,      // "text": a file name in the realize section; no escapes, no line break
   End,         // end of input; its location is just past the last byte
 };
 
@@ -229,6 +230,8 @@ class ParserCore {
   int64_t spec_or_shared(std::string_view owner);
   Traversal order(std::string_view placeholder);
   Realization realization();
+  std::vector<Interval> constant_box(std::string_view what);
+  InputBinding input_binding();
 
   struct SignedLiteral {
     Value value;
@@ -253,6 +256,7 @@ class ParserCore {
   ParsedExpr unary();
   ParsedExpr primary();
   ParsedExpr access_or_var();  // an identifier, possibly followed by a label and [args]
+  ParsedExpr buffer_geometry(const Token& input);  // img.dim(k).min() and the like, at the '.'
   FuncLabel func_label();      // ^(stage, spec), the '^' already consumed
   ParsedExpr hole();
   ParsedExpr builtin(Op op);

@@ -9,6 +9,7 @@
 // height, so that a long left-associative chain (which the parser builds in a loop) cannot
 // produce a tree that would overflow the recursion of later passes either.
 #include "semantics/parser.hpp"
+#include "semantics/boundary.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/schedule_vocabulary.hpp"
 
@@ -68,6 +69,9 @@ class Parser : public ParserCore {
   void sections(Program& p);
   Pipeline pipeline();
   FuncDef func();
+  InputDef input();
+  BoundaryCondition boundary_condition(BoundaryKind kind);
+  void expand_boundaries(Pipeline& pl) const;
   void add_stage(FuncDef& f, Stage stage, SourceLoc start) const;
   Stage stage();
   bool starts_lhs_list() const;
@@ -159,14 +163,74 @@ Pipeline Parser::pipeline() {
   const Token& open = expect("{", "to start the pipeline body");
   while (!at("}")) {
     if (at_end()) unclosed(open, "pipeline body");
+    if (at_word("input") && peek(1).kind == TokenKind::Identifier && at("(", 2)) {
+      pl.inputs.push_back(input());
+      continue;
+    }
     if (!at("fun"))
-      fail_expected(fmt::format("'fun' or '}}' to close the pipeline body opened at {}", loc_text(open.loc)));
+      fail_expected(fmt::format("'fun', 'input' or '}}' to close the pipeline body opened at {}", loc_text(open.loc)));
     pl.funcs.push_back(func());
     accept(";");  // the thesis separates definitions with `;` (D ::= D; F): tolerate it
   }
   if (pl.funcs.empty()) fail(peek().loc, "a pipeline must define at least one func");
   advance();
+  expand_boundaries(pl);
   return pl;
+}
+
+// `input img(x, y) : u8;`: an input buffer (Halide's ImageParam), docs/inputs.md.
+InputDef Parser::input() {
+  InputDef in;
+  in.loc = advance().loc;
+  in.name = name("an input name");
+  in.vars = names_in_parens("after the input name", "a dimension name");
+  if (at(":")) in.declared = type_annotation(fmt::format("of the values of input {}", in.name.text));
+  expect(";", fmt::format("after the declaration of input {}", in.name.text));
+  return in;
+}
+
+// repeat_edge(src[, (min, extent), ...]), constant_exterior(src, value[, (min, extent), ...]),
+// after `fun g(x, y) =`: Halide's argument order (src/BoundaryConditions.h).
+BoundaryCondition Parser::boundary_condition(BoundaryKind kind) {
+  BoundaryCondition bc;
+  bc.kind = kind;
+  const Token& word = advance();
+  bc.loc = word.loc;
+  const Token& open = expect("(", fmt::format("after '{}'", word.text));
+  bc.source = name(fmt::format("the func or input {} reads", word.text));
+  if (kind == BoundaryKind::ConstantExterior) {
+    expect(",", fmt::format("after the source of constant_exterior (then the value outside the bounds)"));
+    bc.value = expr().expr;
+  }
+  while (accept(",")) {
+    auto [loc, min, extent] = interval([&] { return expr().expr; });
+    bc.bounds.emplace_back(std::move(min), std::move(extent));
+  }
+  expect_close(")", open);
+  return bc;
+}
+
+// Every func defined by a boundary condition gets Halide's formula as its pure stage, once
+// every input and func is known (the source may be declared after it).
+void Parser::expand_boundaries(Pipeline& pl) const {
+  for (auto& f : pl.funcs) {
+    if (!f.boundary) continue;
+    const BoundaryCondition& bc = *f.boundary;
+    const InputDef* in = pl.find_input(bc.source.text);
+    const FuncDef* src = pl.find(bc.source.text);
+    if (!in && !src)
+      fail(bc.source.loc, fmt::format("{} of '{}': no func or input is called {}", boundary_name(bc.kind),
+                                      bc.source.text, bc.source.text));
+    size_t dims = in ? in->dims() : src->vars.size();
+    if (f.vars.size() != dims)
+      fail(f.name.loc, fmt::format("func {} has {} variable(s) but its source {} has {} dimension(s): a boundary "
+                                   "condition keeps the source's dimensions",
+                                   f.name.text, f.vars.size(), bc.source.text, dims));
+    if (bc.bounds.size() > dims)
+      fail(bc.loc, fmt::format("{} called with more bounds ({}) than dimensions ({}) {} has", boundary_name(bc.kind),
+                               bc.bounds.size(), dims, bc.source.text));
+    f.pure = boundary_formula(bc, f.vars, in != nullptr);
+  }
 }
 
 FuncDef Parser::func() {
@@ -176,6 +240,11 @@ FuncDef Parser::func() {
   f.vars = names_in_parens("after the func name", "a variable name");
   if (at(":")) f.declared = type_annotation(fmt::format("of the values of func {}", f.name.text));
   expect("=", fmt::format("after the signature of func {}", f.name.text));
+  if (peek().kind == TokenKind::Identifier && at("(", 1))
+    if (auto kind = boundary_kind(peek().text)) {
+      f.boundary = boundary_condition(*kind);
+      return f;
+    }
   const Token& open = expect("{", fmt::format("to start the body of func {}", f.name.text));
   while (true) {
     SourceLoc start = peek().loc;
@@ -532,13 +601,50 @@ Realization ParserCore::realization() {
     b.value = signed_literal("an integer").value;
     return b;
   });
-  if (!accept("over")) return r;
+  if (accept("over")) r.window = constant_box("window");
+  while (at_word("with")) r.inputs.push_back(input_binding());
+  return r;
+}
+
+// (min, len), (min, len), ...: the output window, or a seeded input's box.
+std::vector<Interval> ParserCore::constant_box(std::string_view what) {
+  std::vector<Interval> box;
   do {
     auto [loc, min, len] = interval([&] { return signed_literal("an integer").value; });
-    r.window.push_back(Interval{std::move(min), std::move(len), loc});
+    box.push_back(Interval{std::move(min), std::move(len), loc});
   } while (accept(","));
-  if (at("(")) fail_expected("',' between the intervals of the window");
-  return r;
+  if (at("(")) fail_expected(fmt::format("',' between the intervals of the {}", what));
+  return box;
+}
+
+// with img = image("photo.png") | npy("w.npy") | seeded(7) over (min, extent), ...
+InputBinding ParserCore::input_binding() {
+  InputBinding b;
+  b.loc = advance().loc;
+  b.name = name("an input name");
+  expect("=", fmt::format("after the input {} (then image(\"FILE\"), npy(\"FILE\") or seeded(SEED) over ...)",
+                          b.name.text));
+  const Token& kind = peek();
+  if (kind.kind != TokenKind::Identifier || (kind.text != "image" && kind.text != "npy" && kind.text != "seeded"))
+    fail_expected("image(\"FILE\"), npy(\"FILE\") or seeded(SEED) over (min, extent), ...");
+  advance();
+  const Token& open = expect("(", fmt::format("after '{}'", kind.text));
+  if (kind.text == "seeded") {
+    b.source = InputSourceKind::Seeded;
+    b.seed = signed_literal("the seed (an integer)").value;
+    expect_close(")", open);
+    if (!accept("over")) fail_expected(fmt::format("'over' and the box of input {}: seeded(SEED) over (min, extent), ...",
+                                                   b.name.text));
+    b.box = constant_box("box");
+    return b;
+  }
+  b.source = kind.text == "image" ? InputSourceKind::Image : InputSourceKind::Npy;
+  if (peek().kind != TokenKind::String) fail_expected("a file name in double quotes");
+  std::string_view quoted = advance().text;
+  b.path = std::string(quoted.substr(1, quoted.size() - 2));
+  if (b.path.empty()) fail(open.loc, "the file name is empty");
+  expect_close(")", open);
+  return b;
 }
 
 ParserCore::SignedLiteral ParserCore::signed_literal(std::string_view what) {
@@ -610,6 +716,7 @@ ParsedExpr ParserCore::access_or_var() {
   if ((at_word("clamp") || at_word("abs")) && at("(", 1)) return sugar_call();
   if (auto call = halide_call()) return *call;
   const Token& name = advance();
+  if (at(".") && peek(1).kind == TokenKind::Identifier) return buffer_geometry(name);
   if (at("(")) fail(peek().loc, fmt::format("func accesses use brackets: write {}[...]", name.text));
   FuncLabel label;
   // f^(...) is a label (a target-language access); in an algorithm any other `^` is
@@ -627,6 +734,48 @@ ParsedExpr ParserCore::access_or_var() {
   std::vector<ParsedExpr> args = expr_list(advance(), "]");
   return with_depth(make_call(std::string(name.text), exprs_of(args), name.loc, label), 1 + deepest(args),
                     name.loc);
+}
+
+// img.dim(k).min(), img.dim(k).extent(), img.dim(k).max(), img.width(), img.height(),
+// img.channels(): Halide's names for an input buffer's geometry, the variables
+// buffer_min_var / buffer_extent_var (max is min + extent - 1, as Halide defines it).
+ParsedExpr ParserCore::buffer_geometry(const Token& input) {
+  std::string in(input.text);
+  SourceLoc loc = input.loc;
+  advance();  // .
+  const Token& what = advance();
+  auto empty_call = [&](std::string_view after) {
+    const Token& open = expect("(", fmt::format("after '{}'", after));
+    expect_close(")", open);
+  };
+  auto extent = [&](size_t k) { return ParsedExpr{make_var(buffer_extent_var(in, k), loc), 0}; };
+  if (what.text == "width" || what.text == "height" || what.text == "channels") {
+    empty_call(what.text);
+    return extent(what.text == "width" ? 0 : what.text == "height" ? 1 : 2);
+  }
+  if (what.text != "dim")
+    fail(what.loc, fmt::format("'{}.{}': an input's geometry is {}.dim(k).min(), .extent(), .max(), {}.width(), "
+                               "{}.height() or {}.channels()",
+                               in, what.text, in, in, in, in));
+  const Token& open = expect("(", "after 'dim' (the dimension: dim(k))");
+  if (peek().kind != TokenKind::Integer) fail_expected("a dimension index");
+  size_t k = 0;
+  {
+    auto v = literal_value(advance(), false).as_int64();
+    if (!v || *v >= 64) fail(open.loc, "a buffer has at most 64 dimensions");
+    k = static_cast<size_t>(*v);
+  }
+  expect_close(")", open);
+  expect(".", "after dim(k) (then min(), extent() or max())");
+  const Token& field = advance();
+  if (field.text != "min" && field.text != "extent" && field.text != "max")
+    fail(field.loc, fmt::format("expected min(), extent() or max() after {}.dim({}), found '{}'", in, k, field.text));
+  empty_call(field.text);
+  Expr min = make_var(buffer_min_var(in, k), loc);
+  if (field.text == "min") return ParsedExpr{min, 0};
+  if (field.text == "extent") return extent(k);
+  return with_depth(make_op(Op::Sub, {make_op(Op::Add, {min, extent(k).expr}, loc), make_const(Value(1), loc)}, loc),
+                    2, loc);
 }
 
 FuncLabel ParserCore::func_label() {

@@ -118,7 +118,15 @@ void write_expr(std::string& out, const Expr& e) {
   tick_command_budget();  // report rendering answers to --timeout like every phase
   switch (e->kind) {
     case ExprKind::Const: out += print_const(as<ConstNode>(e).value); return;
-    case ExprKind::Var: out += as<VarNode>(e).name; return;
+    case ExprKind::Var: {
+      const std::string& name = as<VarNode>(e).name;
+      // An input's geometry in Halide's spelling (ast.hpp, buffer_min_var).
+      if (auto g = split_buffer_var(name))
+        out += fmt::format("{}.dim({}).{}()", g->input, g->dim, g->extent ? "extent" : "min");
+      else
+        out += name;
+      return;
+    }
     case ExprKind::Call: {
       const auto& c = as<CallNode>(e);
       out += c.func;
@@ -153,9 +161,24 @@ std::string print_update(const UpdateStage& u) {
   return out;
 }
 
+std::string print_boundary(const BoundaryCondition& bc) {
+  std::vector<std::string> args{bc.source.text};
+  if (bc.value) args.push_back(print_expr(bc.value));
+  for (const auto& [min, extent] : bc.bounds)
+    args.push_back(fmt::format("({}, {})", print_expr(min), print_expr(extent)));
+  return fmt::format("{}({})", boundary_name(bc.kind), join(args, [](const std::string& a) { return a; }));
+}
+
+std::string print_input(const InputDef& in) {
+  std::string type = in.declared ? " : " + in.declared->to_string() : "";
+  return fmt::format("  input {}({}){};\n", in.name.text, join(in.vars, show_name), type);
+}
+
 // One line when the func has only its pure stage, else one stage per line.
 std::string print_func(const FuncDef& f) {
   std::string type = f.declared ? " : " + f.declared->to_string() : "";
+  if (f.boundary)
+    return fmt::format("  fun {}({}){} = {}\n", f.name.text, join(f.vars, show_name), type, print_boundary(*f.boundary));
   std::string head = fmt::format("  fun {}({}){} = {{", f.name.text, join(f.vars, show_name), type);
   if (f.updates.empty()) return fmt::format("{} {} }}\n", head, print_expr(f.pure));
   std::string out = fmt::format("{}\n    {}", head, print_expr(f.pure));
@@ -171,6 +194,7 @@ std::string print_pipeline(const Pipeline& p) {
                          : p.params[i].text);
   std::string out =
       fmt::format("pipeline {}({}) {{\n", p.name.text, join(params, [](const std::string& x) { return x; }));
+  for (const auto& in : p.inputs) out += print_input(in);
   for (const auto& f : p.funcs) out += print_func(f);
   return out + "}\n";
 }
@@ -188,8 +212,18 @@ std::string print_realization(const Realization& r) {
   std::string out = fmt::format("realize ({})", join(r.params, [](const ParamBinding& b) {
                                   return fmt::format("{} = {}", b.name.text, b.value.to_string());
                                 }));
-  if (!r.window.empty())
-    out += " over " + join(r.window, [](const Interval& i) { return print_interval(i.min, i.len); });
+  auto box = [](const std::vector<Interval>& b) {
+    return join(b, [](const Interval& i) { return print_interval(i.min, i.len); });
+  };
+  if (!r.window.empty()) out += " over " + box(r.window);
+  for (const auto& b : r.inputs) {
+    out += fmt::format("\n  with {} = ", b.name.text);
+    switch (b.source) {
+      case InputSourceKind::Image: out += fmt::format("image(\"{}\")", b.path); break;
+      case InputSourceKind::Npy: out += fmt::format("npy(\"{}\")", b.path); break;
+      case InputSourceKind::Seeded: out += fmt::format("seeded({}) over {}", b.seed.to_string(), box(b.box)); break;
+    }
+  }
   return out + "\n";
 }
 

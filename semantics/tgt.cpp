@@ -105,15 +105,43 @@ Type TgtProgram::param_type(size_t i) const {
 
 bool same_tgt(const TgtProgram& a, const TgtProgram& b) {
   if (a.name != b.name || a.params != b.params || a.typed != b.typed || a.param_types != b.param_types ||
-      a.window != b.window || !same_stmt(a.body, b.body))
+      a.window != b.window || a.inputs != b.inputs || !same_stmt(a.body, b.body))
     return false;
   if (a.realize.has_value() != b.realize.has_value()) return false;
   if (!a.realize) return true;
   const auto &r = *a.realize, &s = *b.realize;
-  if (r.window != s.window || r.params.size() != s.params.size()) return false;
+  if (r.window != s.window || r.params.size() != s.params.size() || r.inputs != s.inputs) return false;
   for (size_t i = 0; i < r.params.size(); ++i)
     if (!(r.params[i].name == s.params[i].name) || r.params[i].value != s.params[i].value) return false;
   return true;
+}
+
+std::vector<TgtInput> input_decls(const Pipeline& p) {
+  std::vector<TgtInput> out;
+  for (const InputDef& in : p.inputs) {
+    TgtInput t;
+    t.name = in.name.text;
+    for (const Name& v : in.vars) t.vars.push_back(v.text);
+    t.type = in.type;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<std::string> TgtProgram::geometry_vars() const {
+  std::vector<std::string> out;
+  for (const auto& in : inputs)
+    for (size_t k = 0; k < in.vars.size(); ++k) {
+      out.push_back(buffer_min_var(in.name, k));
+      out.push_back(buffer_extent_var(in.name, k));
+    }
+  return out;
+}
+
+const TgtInput* TgtProgram::find_input(const std::string& n) const {
+  for (const auto& in : inputs)
+    if (in.name == n) return &in;
+  return nullptr;
 }
 
 // ---------------------------------------------------------------- visitor
@@ -330,6 +358,7 @@ class HoleFiller : public StmtMutator {
 std::map<HoleLabel, std::vector<std::string>> hole_scopes(const TgtProgram& p) {
   ScopeWalker w;
   w.scope = p.params;
+  for (auto& g : p.geometry_vars()) w.scope.push_back(std::move(g));
   for (const auto& [mn, ln] : p.window) {
     w.scope.push_back(mn);
     w.scope.push_back(ln);

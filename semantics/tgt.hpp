@@ -126,10 +126,22 @@ Stmt make_label(std::string label, Stmt body, SourceLoc l = {});
 // `pipeline f(p̄, x̄_min, x̄_len)`, with the window variables kept apart from the parameters
 // so that an input z (parameters and window) binds both. `output_vars` names the output
 // func's pure variables (the dimension names its holes use).
+// An input buffer of a target program (`input img(x, y) : u8` after the window): the
+// realization binds it, with its geometry variables img.min.k and img.extent.k (ast.hpp),
+// before the body runs; the body's `allocate img(...)` takes the region it reads out of it
+// (docs/inputs.md).
+struct TgtInput {
+  std::string name;
+  std::vector<std::string> vars;  // one per dimension (they name its mem holes)
+  Type type;
+  bool operator==(const TgtInput& o) const { return name == o.name && vars == o.vars && type == o.type; }
+};
+
 struct TgtProgram {
   std::string file;
   std::string name;  // the output func
   std::vector<std::string> params;
+  std::vector<TgtInput> inputs;
   std::vector<std::pair<std::string, std::string>> window;  // (x_min, x_len) per output dim
   Stmt body;
   std::optional<Realization> realize;
@@ -140,7 +152,14 @@ struct TgtProgram {
   bool typed = false;
   std::vector<Type> param_types;
   Type param_type(size_t i) const;
+  const TgtInput* find_input(const std::string& name) const;
+  // The inputs' geometry variables (img.min.0, img.extent.0, ...): bound by [REALIZE] with
+  // the parameters, and like them in scope everywhere (startup variables).
+  std::vector<std::string> geometry_vars() const;
 };
+
+// The input buffers of a pipeline as its target program declares them.
+std::vector<TgtInput> input_decls(const Pipeline& p);
 
 bool same_stmt(const Stmt& a, const Stmt& b);  // structural, ignoring locations
 bool same_tgt(const TgtProgram& a, const TgtProgram& b);

@@ -41,7 +41,26 @@ json realize_json(const Realization& r) {
   json params = json::array(), window = json::array();
   for (const auto& b : r.params) params.push_back(json{{"name", b.name.text}, {"value", b.value.to_string()}});
   for (const auto& i : r.window) window.push_back(interval_json(i.min.to_string(), i.len.to_string()));
-  return json{{"params", std::move(params)}, {"window", std::move(window)}};
+  json out{{"params", std::move(params)}, {"window", std::move(window)}};
+  if (r.inputs.empty()) return out;
+  json inputs = json::array();
+  for (const auto& b : r.inputs) {
+    json in{{"name", b.name.text}};
+    switch (b.source) {
+      case InputSourceKind::Image: in["image"] = b.path; break;
+      case InputSourceKind::Npy: in["npy"] = b.path; break;
+      case InputSourceKind::Seeded: {
+        in["seeded"] = b.seed.to_string();
+        json box = json::array();
+        for (const auto& i : b.box) box.push_back(interval_json(i.min.to_string(), i.len.to_string()));
+        in["box"] = std::move(box);
+        break;
+      }
+    }
+    inputs.push_back(std::move(in));
+  }
+  out["inputs"] = std::move(inputs);
+  return out;
 }
 
 // ---------------------------------------------------------------- reading
@@ -194,7 +213,7 @@ class Reader {
 };
 
 TgtProgram Reader::program(const json& j) {
-  object(j, "", {"name", "params", "window", "body"}, {"realize", "typed", "param_types"});
+  object(j, "", {"name", "params", "window", "body"}, {"realize", "typed", "param_types", "inputs"});
   TgtProgram p;
   p.file = file_;
   p.name = ident(j["name"], "/name");
@@ -215,6 +234,21 @@ TgtProgram Reader::program(const json& j) {
     auto [min, len] = interval(j["window"][i], path);
     p.window.emplace_back(ident(min, at_key(path, "min")), ident(len, at_key(path, "len")));
   }
+  if (j.contains("inputs"))
+    for (size_t i = 0; i < array(j["inputs"], "/inputs").size(); ++i) {
+      std::string at = at_index("/inputs", i);
+      const json& in = object(j["inputs"][i], at, {"name", "vars"}, {"type"});
+      TgtInput t;
+      t.name = ident(in["name"], at_key(at, "name"));
+      t.vars = idents(in["vars"], at_key(at, "vars"));
+      if (in.contains("type")) {
+        if (!p.typed) fail(at_key(at, "type"), "an input type in a program that is not \"typed\": true");
+        t.type = type_named(in["type"], at_key(at, "type"));
+      } else if (p.typed) {
+        fail(at, "an input of a typed program needs its \"type\"");
+      }
+      p.inputs.push_back(std::move(t));
+    }
   p.body = stmt(j["body"], "/body", 0);
   if (j.contains("realize")) p.realize = realization(j["realize"], "/realize");
   if (p.typed) {
@@ -235,9 +269,37 @@ TgtProgram Reader::program(const json& j) {
 }
 
 Realization Reader::realization(const json& j, const std::string& path) const {
-  object(j, path, {"params", "window"});
+  object(j, path, {"params", "window"}, {"inputs"});
   Realization r;
   std::string params = at_key(path, "params"), window = at_key(path, "window");
+  if (j.contains("inputs")) {
+    std::string inputs = at_key(path, "inputs");
+    for (size_t i = 0; i < array(j["inputs"], inputs).size(); ++i) {
+      std::string at = at_index(inputs, i);
+      const json& b = object(j["inputs"][i], at, {"name"}, {"image", "npy", "seeded", "box"});
+      InputBinding in;
+      in.name = Name{ident(b["name"], at_key(at, "name")), {}};
+      int sources = int(b.contains("image")) + int(b.contains("npy")) + int(b.contains("seeded"));
+      if (sources != 1) fail(at, "an input binding has exactly one of \"image\", \"npy\" and \"seeded\"");
+      if (b.contains("seeded")) {
+        in.source = InputSourceKind::Seeded;
+        in.seed = value(b["seeded"], at_key(at, "seeded"));
+        if (!b.contains("box")) fail(at, "a seeded input needs its \"box\"");
+        for (size_t k = 0; k < array(b["box"], at_key(at, "box")).size(); ++k) {
+          std::string bk = at_index(at_key(at, "box"), k);
+          auto [min, len] = interval(b["box"][k], bk);
+          in.box.push_back(Interval{value(min, at_key(bk, "min")), value(len, at_key(bk, "len")), {}});
+        }
+      } else {
+        const char* key = b.contains("image") ? "image" : "npy";
+        in.source = b.contains("image") ? InputSourceKind::Image : InputSourceKind::Npy;
+        if (!b[key].is_string() || b[key].get<std::string>().empty())
+          wrong_type(b[key], at_key(at, key), "a file name");
+        in.path = b[key].get<std::string>();
+      }
+      r.inputs.push_back(std::move(in));
+    }
+  }
   for (size_t i = 0; i < array(j["params"], params).size(); ++i) {
     std::string at = at_index(params, i);
     const json& b = object(j["params"][i], at, {"name", "value"});
@@ -543,6 +605,15 @@ json tgt_to_json(const TgtProgram& p) {
   json window = json::array();
   for (const auto& [min, len] : p.window) window.push_back(interval_json(min, len));
   json j{{"name", p.name}, {"params", p.params}, {"window", std::move(window)}, {"body", stmt_to_json(p.body)}};
+  if (!p.inputs.empty()) {
+    json inputs = json::array();
+    for (const auto& in : p.inputs) {
+      json i{{"name", in.name}, {"vars", in.vars}};
+      if (p.typed) i["type"] = in.type.to_string();
+      inputs.push_back(std::move(i));
+    }
+    j["inputs"] = std::move(inputs);
+  }
   if (p.typed) {
     j["typed"] = true;
     json types = json::array();

@@ -60,6 +60,14 @@ TgtProgram TgtParser::program() {
     } while (accept(","));
     if (at("(")) fail_expected("',' between the intervals of the window");
   }
+  while (at_word("input")) {  // input img(x, y) : u8
+    advance();
+    TgtInput in;
+    in.name = name("an input name").text;
+    for (const Name& v : names_in_parens("after the input name", "a dimension name")) in.vars.push_back(v.text);
+    if (at(":")) in.type = type_annotation(fmt::format("of the values of input {}", in.name));
+    p.inputs.push_back(std::move(in));
+  }
   p.body = block(0, "pipeline body");
   if (at("realize")) p.realize = realization();
   if (!at_end())
@@ -69,6 +77,8 @@ TgtProgram TgtParser::program() {
   p.typed = saw_types();
   if (p.typed) {
     for (const ParamDecl& d : declared) p.param_types.push_back(d.type.value_or(Type::int_(32)));
+    for (TgtInput& in : p.inputs)
+      if (in.type == Type::z()) in.type = Type::int_(32);
     type_target(p);
   }
   return p;

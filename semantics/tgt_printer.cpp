@@ -161,6 +161,9 @@ std::string print_tgt(const TgtProgram& p) {
     for (const auto& [min, len] : p.window) dims.push_back(fmt::format("({}, {})", min, len));
     out += fmt::format(" over {}", fmt::join(dims, ", "));
   }
+  for (const TgtInput& in : p.inputs)
+    out += fmt::format(" input {}({}){}", in.name, fmt::join(in.vars, ", "),
+                       p.typed ? " : " + in.type.to_string() : "");
   out += " {\n" + print_stmt(p.body, 1) + "}\n";
   if (p.realize) out += "\n" + print_realization(*p.realize);
   return out;

@@ -250,6 +250,13 @@ class Typer {
   void run(Program& p) {
     Pipeline& pl = p.pipeline;
     for (size_t i = 0; i < pl.params.size(); ++i) params_[pl.params[i].text] = pl.param_type(i);
+    // An input is read like a func of its type (an untyped one is Int(32), like a Param);
+    // its geometry variables are Int(32), as Halide's img.dim(k).min() is.
+    for (InputDef& in : pl.inputs) {
+      in.type = in.declared.value_or(kInt32);
+      funcs_[in.name.text] = in.type;
+      bind_geometry(in.name.text, in.dims());
+    }
     for (FuncDef& f : pl.funcs) {
       vars_ = params_;
       for (const Name& x : f.vars) vars_[x.text] = kInt32;
@@ -261,6 +268,14 @@ class Typer {
         f.type = f.pure->type;
       }
       funcs_[f.name.text] = f.type;
+      if (f.boundary) {  // the arguments of Halide's call, as the user's Exprs are typed
+        vars_ = params_;
+        if (f.boundary->value) f.boundary->value = type(f.boundary->value);
+        for (auto& [mn, ext] : f.boundary->bounds) {
+          mn = int32_bound(mn, "boundary min");
+          ext = int32_bound(ext, "boundary extent");
+        }
+      }
       for (UpdateStage& u : f.updates) {
         vars_ = params_;
         for (const Name& x : f.vars) vars_[x.text] = kInt32;
@@ -279,6 +294,10 @@ class Typer {
       for (Directive& d : *p.schedule)
         for (Expr& e : d.exprs) e = type(e);
     check_realization(p.realize);
+  }
+
+  void bind_geometry(const std::string& input, size_t dims) {
+    for (size_t k = 0; k < dims; ++k) params_[buffer_min_var(input, k)] = params_[buffer_extent_var(input, k)] = kInt32;
   }
 
   // Each realized parameter's value must be one of its type.
@@ -349,6 +368,10 @@ void Typer::run(TgtProgram& t) {
   for (size_t i = 0; i < t.params.size(); ++i) params_[t.params[i]] = t.param_type(i);
   check_realization(t.realize);
   for (const auto& [mn, ln] : t.window) params_[mn] = params_[ln] = kInt32;
+  for (const TgtInput& in : t.inputs) {
+    funcs_[in.name] = in.type;
+    bind_geometry(in.name, in.vars.size());
+  }
   struct Buffers : StmtVisitor {
     std::map<std::string, Type>& funcs;
     explicit Buffers(std::map<std::string, Type>& f) : funcs(f) {}

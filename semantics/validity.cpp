@@ -155,6 +155,16 @@ const FuncDef* visible_func(const Pipeline& p, size_t user, const std::string& n
   return nullptr;
 }
 
+// A parameter, or the geometry of a declared input (img.dim(k).min(), ast.hpp): the
+// variables a startup expression (Def. 2.9) may use, since the realization binds both.
+bool is_startup_var(const Pipeline& p, const std::string& name) {
+  if (contains(p.params, name)) return true;
+  auto g = split_buffer_var(name);
+  if (!g) return false;
+  const InputDef* in = p.find_input(g->input);
+  return in && g->dim < in->dims();
+}
+
 // ---------------------------------------------------------------- rules
 
 // Def. 2.9 (startup expression): the offending subterms of e, i.e. func accesses and
@@ -165,7 +175,7 @@ void report_non_startup(Checker& c, const Expr& e, const std::string& what) {
     c.report(call->loc, fmt::format("{} must be a startup expression (Def. 2.9), but it accesses func '{}'",
                                     what, call->func));
   for (const VarNode* v : col.vars)
-    if (!contains(c.pipe().params, v->name))
+    if (!is_startup_var(c.pipe(), v->name))
       c.report(v->loc, fmt::format("{} must be a startup expression (Def. 2.9), but variable '{}' is not a "
                                    "pipeline parameter",
                                    what, v->name));
@@ -205,8 +215,15 @@ void check_unique_names(Checker& c) {
   const Pipeline& p = c.pipe();
   no_duplicates(p.params, [](const std::string& n) { return fmt::format("pipeline parameter '{}'", n); });
   std::vector<Name> func_names;
+  for (const InputDef& in : p.inputs) func_names.push_back(in.name);
   for (const FuncDef& f : p.funcs) func_names.push_back(f.name);
-  no_duplicates(func_names, [](const std::string& n) { return fmt::format("func '{}'", n); });
+  no_duplicates(func_names, [&](const std::string& n) {
+    return fmt::format("{} '{}'", p.find_input(n) ? "input" : "func", n);
+  });
+  for (const InputDef& in : p.inputs)
+    no_duplicates(in.vars, [&](const std::string& n) {
+      return fmt::format("dimension '{}' of input '{}'", n, in.name.text);
+    });
 
   for (const FuncDef& f : p.funcs) {
     no_duplicates(f.vars, [&](const std::string& n) {
@@ -268,7 +285,7 @@ void check_definition_order(Checker& c) {
   for (size_t i = 0; i < p.funcs.size(); ++i)
     for_each_body_expr(p.funcs[i], [&](const Expr& e, size_t) {
       for (const CallNode* call : collect(e).calls) {
-        if (visible_func(p, i, call->func)) continue;
+        if (visible_func(p, i, call->func) || p.find_input(call->func)) continue;
         if (p.find(call->func))
           c.report(call->loc, fmt::format("'{}' is used before it is defined (Def. 2.10: funcs must be defined "
                                           "before they are referenced)",
@@ -345,6 +362,12 @@ void check_arity(Checker& c) {
     for_each_body_expr(f, [&](const Expr& e, size_t) {
       Collector col = collect(e);
       for (const CallNode* call : col.calls) {
+        if (const InputDef* in = visible_func(p, i, call->func) ? nullptr : p.find_input(call->func);
+            in && call->args.size() != in->dims())
+          c.report(call->loc, fmt::format("input '{}' has {} but this access gives {} (Def. 2.10: arity must be "
+                                          "respected)",
+                                          call->func, plural(in->dims(), "dimension"),
+                                          plural(call->args.size(), "argument")));
         const FuncDef* g = visible_func(p, i, call->func);
         if (g && call->args.size() != g->vars.size())
           c.report(call->loc, fmt::format("'{}' has {} but this access gives {} (Def. 2.10: func arity must be "
@@ -370,7 +393,7 @@ void check_scoping(Checker& c) {
   for (const FuncDef& f : p.funcs)
     for_each_body_expr(f, [&](const Expr& e, size_t stage) {
       for (const VarNode* v : collect(e).vars) {
-        if (contains(f.vars, v->name) || contains(p.params, v->name)) continue;
+        if (contains(f.vars, v->name) || is_startup_var(p, v->name)) continue;
         if (stage > 0 && std::any_of(f.updates[stage - 1].rdom.begin(), f.updates[stage - 1].rdom.end(),
                                      [&](const RVar& r) { return r.name.text == v->name; }))
           continue;
@@ -413,6 +436,27 @@ void check_realization(Checker& c) {
                                 "interval per output dimension)",
                                 plural(r.window.size(), "window interval"), p.name.text,
                                 plural(out->vars.size(), "dimension")));
+  std::map<std::string, SourceLoc> given;
+  for (const InputBinding& b : r.inputs) {
+    const InputDef* in = p.find_input(b.name.text);
+    if (!in) {
+      c.report(b.name.loc, fmt::format("realize gives a buffer to '{}', which is not an input of pipeline '{}'",
+                                       b.name.text, p.name.text));
+      continue;
+    }
+    if (auto [it, fresh] = given.emplace(b.name.text, b.name.loc); !fresh)
+      c.report(b.name.loc, fmt::format("realize gives input '{}' two buffers (the first at {}:{})", b.name.text,
+                                       it->second.line, it->second.col));
+    if (b.source == InputSourceKind::Seeded) {
+      if (b.box.size() != in->dims())
+        c.report(b.loc, fmt::format("the seeded buffer of input '{}' has {} but the input has {}", b.name.text,
+                                    plural(b.box.size(), "interval"), plural(in->dims(), "dimension")));
+      for (const Interval& w : b.box)
+        if (w.len.sign() < 0)
+          c.report(w.loc, fmt::format("the buffer of input '{}' has negative extent {}", b.name.text,
+                                      w.len.to_string()));
+    }
+  }
   for (size_t i = 0; i < r.window.size(); ++i) {
     const Interval& w = r.window[i];
     if (w.min.is_error() || w.len.is_error())
@@ -460,7 +504,12 @@ void check_phase_order(Checker& c) {
 void check_schedule_funcs(Checker& c) {
   for (const Directive& d : *c.prog.schedule)
     for (const Name* n : directive_funcs(d))
-      if (!c.pipe().find(n->text))
+      if (c.pipe().find_input(n->text))
+        c.report(n->loc, fmt::format("'{}' names input '{}': an input is a buffer the realization gives, which "
+                                     "no directive schedules (write a func that reads it, e.g. "
+                                     "fun {}_copy(...) = {{ {}[...] }}, and schedule that)",
+                                     directive_name(d.kind), n->text, n->text, n->text));
+      else if (!c.pipe().find(n->text))
         c.report(n->loc, fmt::format("'{}' names unknown func '{}' (fig. 2.11: a schedule can only name funcs "
                                      "of pipeline '{}')",
                                      directive_name(d.kind), n->text, c.pipe().name.text));
@@ -520,7 +569,7 @@ std::vector<const Name*> directive_funcs(const Directive& d) {
 bool is_startup_expr(const Expr& e, const Pipeline& p) {
   Collector col = collect(e, /*descend_into_calls=*/false);
   return col.calls.empty() && std::all_of(col.vars.begin(), col.vars.end(),
-                                          [&](const VarNode* v) { return contains(p.params, v->name); });
+                                          [&](const VarNode* v) { return is_startup_var(p, v->name); });
 }
 
 std::vector<Diagnostic> validate_program(const Program& prog) {

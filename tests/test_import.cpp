@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -121,7 +122,7 @@ TEST_CASE("import: an integer pipeline with an RDom update and a vectorized spli
   REQUIRE(p.realize);
   CHECK(p.realize->window == std::vector<Interval>{Interval{0, 16, {}}});
   halide::ImportOptions o;
-  o.windows = {"-3,5"};
+  o.realization.windows = {"-3,5"};
   Program q = parse_valid(halide::import_hlpipe(fixture("accept_histogram.hlpipe"), o), "imported");
   CHECK(q.realize->window == std::vector<Interval>{Interval{-3, 5, {}}});
   // `halo oracle FILE.hlpipe` runs the imported program: halo's pipeline, then Halide.
@@ -137,6 +138,67 @@ TEST_CASE("import: an integer pipeline with an RDom update and a vectorized spli
   }
 }
 
+// examples/import/blur_generator.cpp's .hlpipe, as each version's generator wrote it at
+// build time: its input, its boundary condition, its types and its schedule come back.
+TEST_CASE("import: the example generator's pipeline (examples/import/)", "[import][halide]") {
+  for (const halide::HalideVersion& v : serializing_versions()) {
+    std::string file = fmt::format("{}/halide{}/import_blur.hlpipe", HALO_IMPORT_EXAMPLE_DIR, v.major);
+    INFO(file);
+    if (!std::filesystem::exists(file)) {
+      WARN("the example generator of Halide " << v.version << " was not built: " << file);
+      continue;
+    }
+    Program p = parse_valid(halide::import_hlpipe(file, {}), file);
+    REQUIRE(p.pipeline.inputs.size() == 1);
+    CHECK(p.pipeline.inputs[0].name.text == "input_");
+    CHECK(p.pipeline.inputs[0].type == Type::uint(8));
+    CHECK(p.pipeline.inputs[0].dims() == 2);
+    std::vector<std::string> funcs;
+    for (const FuncDef& f : p.pipeline.funcs) funcs.push_back(f.name.text);
+    CHECK(funcs == std::vector<std::string>{"repeat_edge", "blur_x", "blur_y"});
+    const FuncDef& clamped = p.pipeline.funcs[0];
+    REQUIRE(clamped.boundary);
+    CHECK(clamped.boundary->kind == BoundaryKind::RepeatEdge);
+    CHECK(clamped.boundary->source.text == "input_");
+    CHECK(p.pipeline.funcs[1].declared == Type::uint(16));
+    CHECK(p.pipeline.funcs[2].declared == Type::uint(8));
+    std::vector<std::string> directives;
+    for (const Directive& d : *p.schedule) directives.push_back(print_directive(d));
+    for (const char* d : {"split(<blur_y, 0, 0, x>, xo, xi, 8, shift)", "split(<blur_y, 0, 0, y>, yo, yi, 4, shift)",
+                          "compute_inline(repeat_edge)", "compute_at(blur_x, <blur_y, 0, 0, xo>)",
+                          "store_at(blur_x, <blur_y, 0, 0, xo>)"}) {
+      INFO(d);
+      CHECK(std::find(directives.begin(), directives.end(), d) != directives.end());
+    }
+    REQUIRE(p.realize->inputs.size() == 1);
+    CHECK(p.realize->inputs[0].source == InputSourceKind::Seeded);
+    CHECK(p.realize->inputs[0].box == std::vector<Interval>{Interval{0, 16, {}}, Interval{0, 16, {}}});
+    // halo's own pipeline on it: Theorems 2.1 and 2.2.
+    CHECK(run_halo({"oracle", file, "--window", "0,12", "--window", "0,8"}).status == 0);
+  }
+}
+
+// Every boundary condition of Halide on an input: repeat_edge, repeat_image and
+// mirror_image come back as such; constant_exterior (which reads a repeat_edge func of its
+// own) and mirror_interior (whose abs Halide casts back) stay Halide's formulas. Either way
+// the values are Halide's.
+TEST_CASE("import: Halide's boundary conditions on an input", "[import][halide]") {
+  if (!have_version(21)) return;
+  std::string file = fixture("accept_boundaries.hlpipe");
+  Program p = parse_valid(halide::import_hlpipe(file, {}), file);
+  std::map<std::string, std::optional<BoundaryKind>> kinds;
+  for (const FuncDef& f : p.pipeline.funcs)
+    kinds[f.name.text] = f.boundary ? std::optional<BoundaryKind>(f.boundary->kind) : std::nullopt;
+  CHECK(kinds.at("repeat_edge") == BoundaryKind::RepeatEdge);
+  CHECK(kinds.at("repeat_image") == BoundaryKind::RepeatImage);
+  CHECK(kinds.at("mirror_image") == BoundaryKind::MirrorImage);
+  CHECK_FALSE(kinds.at("constant_exterior"));
+  CHECK_FALSE(kinds.at("mirror_interior"));
+  auto r = run_halo({"oracle", file, "--target", "halide@21", "--window", "0,8", "--window", "0,6"});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("verdict: holds"));
+}
+
 // `file` translated to Halide as the oracle does, serialized by Halide `v` (its worker's
 // --serialize) and imported back with the program's own realization.
 Program round_trip(const halide::HalideVersion& v, const std::string& file, const Program& orig, const WorkDir& dir) {
@@ -145,8 +207,8 @@ Program round_trip(const halide::HalideVersion& v, const std::string& file, cons
   INFO(s.output);
   REQUIRE((s.exited && s.exit_code == 0));
   halide::ImportOptions o;
-  for (const ParamBinding& b : orig.realize->params) o.params.push_back(b.name.text + "=" + b.value.to_string());
-  for (const Interval& w : orig.realize->window) o.windows.push_back(w.min.to_string() + "," + w.len.to_string());
+  for (const ParamBinding& b : orig.realize->params) o.realization.params.push_back(b.name.text + "=" + b.value.to_string());
+  for (const Interval& w : orig.realize->window) o.realization.windows.push_back(w.min.to_string() + "," + w.len.to_string());
   std::string text = halide::import_hlpipe(hlpipe, o);
   INFO(text);
   Program back = parse_program(text, "imported");

@@ -537,7 +537,7 @@ TEST_CASE("parser: error messages and locations", "[parser]") {
   program_error("pipeline p() {\n  fun p(x) = { x }\n", "3:1",
                 "unexpected end of file: the pipeline body opened at 1:14 is not closed");
   program_error("pipeline p() { fun p(x) = { x } x }", "1:33",
-                "expected 'fun' or '}' to close the pipeline body");
+                "expected 'fun', 'input' or '}' to close the pipeline body");
   program_error("pipeline p() { fun p(x) { x } }", "1:25",
                 "expected '=' after the signature of func p, found '{'");
   program_error("pipeline p() { fun p(x) = { x y } }", "1:31",

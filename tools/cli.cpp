@@ -49,7 +49,9 @@ using namespace halo::cli;
 
 struct CommonOptions {
   std::string file;
-  std::vector<std::string> params, windows;
+  std::vector<std::string> params, windows, inputs;
+  InputOverrides overrides() const { return InputOverrides{params, windows, inputs}; }
+  std::string png;  // eval: also write the output as a picture
   bool json = false;
   uint64_t max_steps = Limits{}.max_steps;
   uint64_t max_memory_mib = Limits{}.max_memory_bytes >> 20;
@@ -86,6 +88,9 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
   if (!with_input) return;
   cmd->add_option("--param", o.params, "set a pipeline parameter, NAME=VALUE (repeatable)");
   cmd->add_option("--window", o.windows, "output interval MIN,LEN, one per output dimension (repeatable)");
+  cmd->add_option("--input", o.inputs,
+                  "the buffer of an input, NAME=FILE (an image or a .npy file) or NAME=seeded:SEED:MIN,LEN[:MIN,LEN...] "
+                  "(repeatable; docs/inputs.md)");
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
   cmd->add_option("--max-steps", o.max_steps, "stop after this many evaluation steps")
       ->check(unsigned_integer())
@@ -94,7 +99,7 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
 }
 
 Program load(const CommonOptions& o) {
-  Program p = cli::parse_program_file(o.file, o.params, o.windows);
+  Program p = cli::parse_program_file(o.file, o.overrides());
   check_program(p);
   return p;
 }
@@ -104,7 +109,7 @@ Program load(const CommonOptions& o) {
 // schedule is being written).
 Program load_algorithm(const CommonOptions& o, std::ostream& err) {
   std::vector<Diagnostic> schedule_errors;
-  Program p = halide::is_hlpipe_path(o.file) ? cli::parse_program_file(o.file, o.params, o.windows)
+  Program p = halide::is_hlpipe_path(o.file) ? cli::parse_program_file(o.file, o.overrides())
                                              : parse_file_ignoring_schedule_errors(o.file, schedule_errors);
   std::vector<Diagnostic> ds = validate_program(p);
   if (!ds.empty()) {
@@ -143,7 +148,7 @@ std::vector<Value> parse_point(const std::string& text, const Program& prog) {
 int cmd_eval(const CommonOptions& o, const std::string& derivation_point, size_t derivation_lines,
              const std::string& evaluator, std::ostream& out, std::ostream& err) {
   Program prog = load_algorithm(o, err);
-  Input in = resolve_input(prog, InputOverrides{o.params, o.windows});
+  Input in = resolve_input(prog, o.overrides());
   if (!derivation_point.empty()) {
     std::vector<Value> pt = parse_point(derivation_point, prog);
     DerivationEvaluator ev(prog.pipeline, in, o.limits(), true);
@@ -160,6 +165,10 @@ int cmd_eval(const CommonOptions& o, const std::string& derivation_point, size_t
     for (const auto& v : prog.pipeline.output().vars) names.push_back(v.text);
     out << render_buffer(buf, names);
   }
+  if (!o.png.empty()) {
+    std::string note = write_buffer_png(buf, o.png);
+    err << fmt::format("halo: wrote {}{}\n", o.png, note.empty() ? "" : " (" + note + ")");
+  }
   return kExitOk;
 }
 
@@ -174,7 +183,7 @@ bool is_target_file(const std::string& path, std::string_view src) {
 
 // A .halo file is validated and lowered (fig. 2.9); a target file is taken as written.
 TgtProgram load_target(const CommonOptions& o) {
-  std::string src = cli::read_program_source(o.file, o.params, o.windows);  // an .hlpipe imported
+  std::string src = cli::read_program_source(o.file, o.overrides());  // an .hlpipe imported
   if (is_target_file(o.file, src)) return parse_tgt(src, o.file);
   Program prog = parse_program(src, o.file);
   check_program(prog);
@@ -182,7 +191,7 @@ TgtProgram load_target(const CommonOptions& o) {
 }
 
 Input target_input(const TgtProgram& t, const CommonOptions& o) {
-  return resolve_input(t.file, t.name, t.params, t.window.size(), t.realize, InputOverrides{o.params, o.windows});
+  return resolve_input(t.file, t.name, t.params, t.window.size(), t.realize, o.overrides(), t.inputs);
 }
 
 
@@ -375,7 +384,7 @@ void print_verdict(const OracleVerdict& v, const std::string& who, std::ostream&
 
 int cmd_oracle(const CommonOptions& o, std::ostream& out) {
   Program prog = load(o);
-  Input in = resolve_input(prog, InputOverrides{o.params, o.windows});
+  Input in = resolve_input(prog, o.overrides());
   TgtProgram t = schedule_pipeline(prog);
   if (!o.engine.empty()) {
     // Def. 2.5: wherever β0's completion computes P's output, the engine's must too; and the
@@ -433,6 +442,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   auto* eval = app.add_subcommand("eval", "the big-step reference semantics (fig. 2.6): the output on R(z)");
   add_common(eval, eval_opts, true);
+  eval->add_option("--png", eval_opts.png, "also write the output as a PNG picture (2-D, or 3-D with 1-4 channels)");
   std::string derivation_point, evaluator = "fast";
   size_t derivation_lines = 5000;
   eval->add_option("--derivation", derivation_point,
@@ -512,12 +522,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                                    &schedule_opts})
       if (!o->file.empty()) budget.emplace(o->command_limits());
     if (*check) {
-      std::string src = cli::read_program_source(check_opts.file, check_opts.params, check_opts.windows);
+      std::string src = cli::read_program_source(check_opts.file, check_opts.overrides());
       if (is_target_file(check_opts.file, src)) parse_tgt(src, check_opts.file);
       else {
         Program prog = parse_program(src, check_opts.file);
         check_program(prog);
-        Input in = resolve_input(prog, InputOverrides{check_opts.params, check_opts.windows});  // --param, --window
+        Input in = resolve_input(prog, check_opts.overrides());  // --param, --window
         if (check_target == "self") {
           schedule_pipeline(prog);  // each directive's own restrictions (§2.8)
         } else {
@@ -535,7 +545,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*schedule) return cmd_schedule(schedule_opts, schedule_steps, out);
     if (*bounds) return cmd_bounds(bounds_opts, out);
     if (*oracle && oracle_halide.target != "self")
-      return cli::run_candidate_oracle(oracle_halide, oracle_opts.file, oracle_opts.params, oracle_opts.windows,
+      return cli::run_candidate_oracle(oracle_halide, oracle_opts.file, oracle_opts.overrides(),
                                     oracle_opts.json, oracle_opts.limits(), out, err);
     if (*oracle) return cmd_oracle(oracle_opts, out);
     if (*run) return cmd_run(run_opts, fill, trace, out);

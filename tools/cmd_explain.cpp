@@ -25,7 +25,7 @@ namespace {
 
 struct ExplainState {
   std::string file, output;
-  std::vector<std::string> params, windows;
+  std::vector<std::string> params, windows, inputs;
   std::string point, trace_func, trace_point;
   uint64_t max_steps = explain::ExplainOptions::default_limits().max_steps;
   double timeout = 60;  // a runaway stops within a minute (0: no limit)
@@ -70,11 +70,11 @@ std::optional<std::array<size_t, 2>> parse_slice(const std::string& text, const 
 }
 
 int explain_action(const ExplainState& st, std::ostream& out) {
-  std::string source = read_program_source(st.file, st.params, st.windows);  // an .hlpipe imported
+  std::string source = read_program_source(st.file, InputOverrides{st.params, st.windows, st.inputs});  // an .hlpipe imported
   Program prog = parse_program(source, st.file);
   check_program(prog);
   explain::ExplainOptions o;
-  o.input = InputOverrides{st.params, st.windows};
+  o.input = InputOverrides{st.params, st.windows, st.inputs};
   o.point = parse_point_option(st.point, "--point", st.file);
   o.trace_func = st.trace_func;
   o.trace_point = parse_point_option(st.trace_point, "--trace-point", st.file);
@@ -116,6 +116,7 @@ Subcommand register_explain(CLI::App& app) {
   cmd->add_option("-o,--output", st->output, "where to write the page (default: standard output)");
   cmd->add_option("--param", st->params, "set a pipeline parameter, NAME=VALUE (repeatable)");
   cmd->add_option("--window", st->windows, "output interval MIN,LEN, one per output dimension (repeatable)");
+  cmd->add_option("--input", st->inputs, "the buffer of an input, NAME=FILE or NAME=seeded:SEED:MIN,LEN[:...]");
   cmd->add_option("--point", st->point, "the output point X,Y,... whose big-step derivation is shown (default: the "
                                         "first point of R(z))");
   cmd->add_option("--trace-func", st->trace_func, "the func whose store is traced on the small-step machine (default: "

@@ -88,10 +88,9 @@ CandidateOptions candidate_options(const std::string& platform, bool no_memcheck
   return opt;
 }
 
-int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
-                         const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
+int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const InputOverrides& over, bool json, const Limits& limits, std::ostream& out,
                          std::ostream& err) {
-  Program prog = parse_program_file(file, params, windows);
+  Program prog = parse_program_file(file, over);
   check_program(prog);
   CandidateTarget target = resolve_candidate_target(f.target);
   if (!target.selection.error.empty()) throw InputError(Diagnostic{file, {}, target.selection.error});
@@ -100,7 +99,7 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
   // directives are outside them; the rest of the schedule must pass them.
   if (c.has_own_directives()) schedule_formal_part(prog);
   else schedule_pipeline(prog);
-  Input in = resolve_input(prog, InputOverrides{params, windows});
+  Input in = resolve_input(prog, over);
   CandidateOptions opt = candidate_options(f.halide_target, f.no_memcheck, f.halide_timeout);
   opt.max_memory_bytes = limits.max_memory_bytes;
   opt.reference_limits = limits;

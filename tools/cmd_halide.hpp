@@ -50,14 +50,11 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
 CLI::Validator self_or_candidate(const std::string& self_text);
 
 // The program text in `path`: a .halo file's, or an .hlpipe imported (tools/cmd_import.cpp)
-// with this realization (--param, --window); and that text parsed (not validated).
-std::string read_program_source(const std::string& path, const std::vector<std::string>& params,
-                                const std::vector<std::string>& windows);
-Program parse_program_file(const std::string& path, const std::vector<std::string>& params,
-                           const std::vector<std::string>& windows);
+// with this realization (--param, --window, --input); and that text parsed (not validated).
+std::string read_program_source(const std::string& path, const InputOverrides& over);
+Program parse_program_file(const std::string& path, const InputOverrides& over);
 
-int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const std::vector<std::string>& params,
-                         const std::vector<std::string>& windows, bool json, const Limits& limits, std::ostream& out,
-                         std::ostream& err);
+int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const InputOverrides& over, bool json,
+                         const Limits& limits, std::ostream& out, std::ostream& err);
 
 }  // namespace halo::cli

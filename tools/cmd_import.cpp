@@ -27,18 +27,15 @@ struct ImportState {
 
 }  // namespace
 
-std::string read_program_source(const std::string& path, const std::vector<std::string>& params,
-                                const std::vector<std::string>& windows) {
+std::string read_program_source(const std::string& path, const InputOverrides& over) {
   if (!halide::is_hlpipe_path(path)) return read_source_file(path);
   halide::ImportOptions o;
-  o.params = params;
-  o.windows = windows;
+  o.realization = over;
   return halide::import_hlpipe(path, o);
 }
 
-Program parse_program_file(const std::string& path, const std::vector<std::string>& params,
-                           const std::vector<std::string>& windows) {
-  return parse_program(read_program_source(path, params, windows), path);
+Program parse_program_file(const std::string& path, const InputOverrides& over) {
+  return parse_program(read_program_source(path, over), path);
 }
 
 Subcommand register_import(CLI::App& app) {
@@ -47,11 +44,11 @@ Subcommand register_import(CLI::App& app) {
                                            ".halo program with its schedule (docs/import.md)");
   cmd->add_option("FILE", st->file, "an .hlpipe (Halide::serialize_pipeline, a generator's -e hlpipe)")->required();
   cmd->add_option("-o,--output", st->output, "where to write the program (default: standard output)");
-  cmd->add_option("--param", st->options.params, "the realization's value of a pipeline parameter, NAME=VALUE "
+  cmd->add_option("--param", st->options.realization.params, "the realization's value of a pipeline parameter, NAME=VALUE "
                                                  "(repeatable; default: the value the file holds)");
-  cmd->add_option("--window", st->options.windows, "the output interval MIN,LEN, one per output dimension "
+  cmd->add_option("--window", st->options.realization.windows, "the output interval MIN,LEN, one per output dimension "
                                                    "(repeatable; default: (0, 16) in the first two, (0, 4) in others)");
-  cmd->add_option("--input", st->options.inputs, "an input's data: NAME=seeded:SEED:MIN,EXTENT:... or NAME=FILE "
+  cmd->add_option("--input", st->options.realization.inputs, "an input's data: NAME=seeded:SEED:MIN,EXTENT:... or NAME=FILE "
                                                  "(.png/.pgm/.ppm, .npy) (repeatable; default: seeded data over the "
                                                  "region Halide's bounds inference asks for)");
   cmd->add_option("--halide-version", st->halide_version,

@@ -185,8 +185,8 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
        "// of halo's reference semantics, and exits 0 when they all agree, 1 when some differ, 2\n"
        "// when Halide reports an error.\n";
   for (const std::string& n : plan.notes) o << "// Note: " << comment(n) << "\n";
-  o << "#include \"Halide.h\"\n\n#include <cinttypes>\n#include <cstdio>\n#include <cstring>\n#include <map>\n"
-       "#include <string>\n#include <vector>\n\nusing namespace Halide;\n\n";
+  o << "#include \"Halide.h\"\n\n#include <algorithm>\n#include <cinttypes>\n#include <cstdio>\n#include <cstring>\n#include <map>\n"
+       "#include <iterator>\n#include <string>\n#include <vector>\n\nusing namespace Halide;\n\n";
   if (uses_fixed_point(plan))
     o << "// Halide 19 and later declare the fixed-point intrinsics (widening_add, ...) in namespace\n"
          "// Halide, Halide 14 in Halide::Internal (its Halide.h has no HALIDE_VERSION_MAJOR).\n"
@@ -213,6 +213,22 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
     o << fmt::format("    Param<{}> {}({});\n    {}.set({});\n", p.type.c_type(), cpp_param(p.name), cpp_string(p.name),
                      cpp_param(p.name), value_cpp(p.type, p.value));
 
+  if (!plan.inputs.empty()) o << "    // Input buffers (ImageParams), with the realization's values, first dimension fastest.\n";
+  for (const HlInput& in : plan.inputs) {
+    std::vector<std::string> extents, mins, values;
+    for (const auto& [mn, ext] : in.box) extents.push_back(std::to_string(ext)), mins.push_back(std::to_string(mn));
+    for (int64_t v : in.values) values.push_back(value_cpp(in.type, v));
+    std::string ctype = in.type.is_typed() ? in.type.c_type() : "int32_t";
+    o << fmt::format("    ImageParam {}({}, {}, {});\n", cpp_input(in.name), hl_type_cpp(in.type), in.box.size(),
+                     cpp_string(in.name));
+    o << fmt::format("    Buffer<{}> {}({{{}}});\n    {}.set_min({{{}}});\n", ctype, cpp_input_buffer(in.name),
+                     fmt::join(extents, ", "), cpp_input_buffer(in.name), fmt::join(mins, ", "));
+    o << fmt::format("    {{\n      static const {} values[] = {{{}}};\n", ctype, fmt::join(values, ", "));
+    o << fmt::format("      std::copy(std::begin(values), std::end(values), {}.data());\n    }}\n",
+                     cpp_input_buffer(in.name));
+    o << fmt::format("    {}.set({});\n", cpp_input(in.name), cpp_input_buffer(in.name));
+  }
+
   std::set<std::string> vars, rvars;
   for (const HlFunc& f : plan.funcs) {
     for (const std::string& v : f.vars) vars.insert(v);
@@ -235,6 +251,18 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
 
   o << "\n    // The algorithm. RDom dimension i is the reduction variable r(i+1) (r1 innermost).\n";
   for (const HlFunc& f : plan.funcs) {
+    if (f.boundary) {
+      const HlBoundary& bc = *f.boundary;
+      std::vector<std::string> args{bc.source_is_input ? cpp_input(bc.source) : cpp_func(bc.source)}, vs;
+      if (bc.value) args.push_back(hl_expr_cpp(*bc.value));
+      std::vector<std::string> region;
+      for (const auto& [mn, ext] : bc.bounds) region.push_back(fmt::format("{{{}, {}}}", hl_expr_cpp(mn), hl_expr_cpp(ext)));
+      if (!region.empty() || !bc.source_is_input) args.push_back(fmt::format("Region{{{}}}", fmt::join(region, ", ")));
+      for (const std::string& v : f.vars) vs.push_back("v_" + v);
+      o << fmt::format("    {}({}) = BoundaryConditions::{}({})({});\n", cpp_func(f.name), fmt::join(vs, ", "),
+                       boundary_name(bc.kind), fmt::join(args, ", "), fmt::join(vs, ", "));
+      continue;
+    }
     for (size_t i = 0; i < f.stages.size(); ++i) {
       const HlStage& s = f.stages[i];
       if (s.rdom) {

@@ -32,6 +32,16 @@
 namespace halo::halide {
 
 namespace {
+// The reference reads an input buffer outside its box somewhere on R(z) (ε_mem in a
+// program with inputs: the only source of ε_mem in an algorithm, docs/inputs.md).
+bool reads_outside_input(const Program& prog, const OutputBuffer& ref) {
+  if (prog.pipeline.inputs.empty()) return false;
+  return std::any_of(ref.values.begin(), ref.values.end(),
+                     [](const Value& x) { return x.kind() == Value::Kind::ErrMem; });
+}
+}  // namespace
+
+namespace {
 
 constexpr size_t kMaxMismatchExamples = 20;
 
@@ -429,6 +439,14 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     v.phase = "memcheck_run";
     return;
   }
+  if (reads_outside_input(prog, ref)) {
+    v.outcome = HalideOutcome::MemoryViolation;
+    v.phase = "run";
+    v.message = "the input bounds check did not fail";
+    v.detail = "Theorem 2.1 violated: the algorithm reads an input outside its buffer on R(z), yet Halide's run "
+               "ended without its input bounds check failing";
+    return;
+  }
   compare(*rep.plain, ref, output_type(prog), false, v);
   if (!rep.memcheck) note_fill_points(*rep.plain, ref, output_type(prog), v);
   uint64_t plain_mismatches = v.mismatches;
@@ -574,7 +592,10 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
     case_notes.push_back(fmt::format("{} of {} point(s) of R(z) are undefined in the reference (err_undef: an operation "
                                   "Halide leaves undefined) and not compared",
                                   undefined, ref.values.size()));
-  if (undefined == 0 && reference_has_error(ref)) {
+  // A reference that reads an input outside its buffer (ε_mem) still runs Halide: its
+  // startup check must fail (docs/inputs.md), and a run that ends normally read outside
+  // the buffer.
+  if (undefined == 0 && reference_has_error(ref) && !reads_outside_input(prog, ref)) {
     v.outcome = HalideOutcome::ReferenceError;
     v.detail = "P(z) has an error value in R(z) (a negative rdom extent): Def. 2.3 holds vacuously, Halide not run";
     return finish(v);

@@ -82,9 +82,9 @@ std::string import_hlpipe(const std::string& path, const ImportOptions& o) {
   WorkDir dir("halo-import");
   std::string out = dir.file("program.halo");
   std::vector<std::string> argv{v->worker, "--import", path, "--output", out};
-  for (const auto& p : o.params) argv.insert(argv.end(), {"--param", p});
-  for (const auto& w : o.windows) argv.insert(argv.end(), {"--window", w});
-  for (const auto& i : o.inputs) argv.insert(argv.end(), {"--input", i});
+  for (const auto& p : o.realization.params) argv.insert(argv.end(), {"--param", p});
+  for (const auto& w : o.realization.windows) argv.insert(argv.end(), {"--window", w});
+  for (const auto& i : o.realization.inputs) argv.insert(argv.end(), {"--input", i});
   ProcessLimits limits;
   limits.wall_seconds = 300;
   ProcessResult r = run_process(argv, {}, ".", limits);

@@ -7,6 +7,7 @@
 // text), never in halo, which links no Halide. This header is both halves' contract.
 #pragma once
 
+#include "interp/input.hpp"
 #include "semantics/ast.hpp"
 
 #include <optional>
@@ -21,7 +22,7 @@ namespace halo::halide {
 // spelling of `halo eval`'s flags: --param NAME=VALUE, --window MIN,LEN (one per output
 // dimension), --input NAME=SPEC (SPEC: seeded:SEED:MIN,EXTENT:..., or a file path).
 struct ImportOptions {
-  std::vector<std::string> params, windows, inputs;
+  InputOverrides realization;
   std::optional<int> halide_major;  // --halide-version: read with this Halide instead of the writer's
 };
 

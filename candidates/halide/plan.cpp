@@ -45,6 +45,7 @@ struct Scope {
 struct ExprContext {
   std::string file;
   bool typed = false;
+  std::set<std::string> inputs;  // the names that are ImageParams, not Funcs
 };
 
 HlExpr cast_expr(Type t, HlExpr e, Op op = Op::Cast) {
@@ -156,7 +157,7 @@ HlExpr translate_expr(const Expr& e, const Scope& s, const ExprContext& cx) {
     case ExprKind::Call: {
       const auto& c = as<CallNode>(e);
       HlExpr r;
-      r.kind = HlExpr::Kind::Call;
+      r.kind = cx.inputs.count(c.func) ? HlExpr::Kind::Input : HlExpr::Kind::Call;
       r.name = c.func;
       if (cx.typed) r.type = e->type;
       for (const Expr& a : c.args) {
@@ -203,7 +204,10 @@ using StageKey = std::tuple<std::string, int64_t, int64_t>;
 
 class Translator {
  public:
-  Translator(const Program& p, const Input& in) : prog_(p), in_(in) { cx_ = {p.file, p.pipeline.typed}; }
+  Translator(const Program& p, const Input& in) : prog_(p), in_(in) {
+    cx_ = {p.file, p.pipeline.typed, {}};
+    for (const InputDef& d : p.pipeline.inputs) cx_.inputs.insert(d.name.text);
+  }
 
   HalidePlan run() {
     plan_.file = prog_.file;
@@ -223,6 +227,7 @@ class Translator {
       p.type = t;
       params_.vars[name] = std::move(p);
     }
+    translate_inputs();
     for (const Interval& w : in_.window) {
       Value last = add(w.min, w.len);
       if (!fits_int32(w.min) || !fits_int32(w.len) || !fits_int32(last))
@@ -261,6 +266,39 @@ class Translator {
   Scope params_;
   std::map<StageKey, std::vector<LoopState>> loops_;
 
+  // Each input buffer as an ImageParam's Buffer, and its geometry variables as the
+  // ImageParam's dim(k).min() and dim(k).extent(). An untyped program's input is Int(32)
+  // in Halide, so its values and box must fit (int32_model.hpp).
+  void translate_inputs() {
+    for (const InputDef& d : prog_.pipeline.inputs) {
+      const InputBuffer* b = in_.buffer(d.name.text);
+      if (!b) throw std::logic_error("halide translation: no buffer for input " + d.name.text);
+      HlInput h;
+      h.name = d.name.text;
+      h.type = cx_.typed ? d.type : Type::int_(32);
+      for (size_t k = 0; k < b->box.size(); ++k) {
+        const Interval& iv = b->box[k];
+        if (!fits_int32(iv.min) || !fits_int32(iv.len) || !fits_int32(add(iv.min, iv.len)))
+          throw OutOfModel{fmt::format("the buffer of input {} ({}, {}) in dimension {} does not fit in Int(32)",
+                                       h.name, iv.min.to_string(), iv.len.to_string(), k)};
+        h.box.emplace_back(int32_t(iv.min.small()), int32_t(iv.len.small()));
+        for (int64_t which : {0, 1}) {
+          HlExpr g = var_expr(HlExpr::Kind::BufferDim, h.name);
+          g.rdom_dim = int(k);
+          g.value = which;
+          params_.vars[which == 0 ? buffer_min_var(h.name, k) : buffer_extent_var(h.name, k)] = std::move(g);
+        }
+      }
+      h.values.reserve(b->values.size());
+      for (const Value& v : b->values) {
+        if (!cx_.typed && !fits_int32(v))
+          throw OutOfModel{fmt::format("input {} holds {}, which does not fit in Int(32)", h.name, v.to_string())};
+        h.values.push_back(wrap_to(Type::int_(64), v).small());
+      }
+      plan_.inputs.push_back(std::move(h));
+    }
+  }
+
   // Where fig. 2.6 has an integer: an untyped program's Bool becomes Int(32); a typed
   // program's expression keeps its type.
   HlExpr integer(HlExpr e) const { return cx_.typed ? e : to_int(std::move(e)); }
@@ -279,6 +317,16 @@ class Translator {
     for (const Name& v : f.vars) s0.lhs.push_back(pure.vars[v.text]);
     s0.value = integer(translate_expr(f.pure, pure, cx_));
     h.stages.push_back(std::move(s0));
+    if (f.boundary) {  // Halide's own BoundaryConditions function, not halo's formula
+      HlBoundary b;
+      b.kind = f.boundary->kind;
+      b.source = f.boundary->source.text;
+      b.source_is_input = cx_.inputs.count(b.source) > 0;
+      if (f.boundary->value) b.value = integer(translate_expr(f.boundary->value, params_, cx_));
+      for (const auto& [mn, ext] : f.boundary->bounds)
+        b.bounds.emplace_back(integer(translate_expr(mn, params_, cx_)), integer(translate_expr(ext, params_, cx_)));
+      h.boundary = std::move(b);
+    }
     // Stage 0's loops: x1 innermost (fig. 2.9, and Halide's default order).
     std::vector<LoopState>& l0 = loops_[StageKey{h.name, 0, 0}];
     for (const StageLoop& l : initial_stage_loops(f, 0)) l0.push_back({HlLoop{l.name, false, -1, ""}});
@@ -670,6 +718,8 @@ std::variant<HalidePlan, TranslationError> translate_to_halide(const Program& pr
 
 std::string cpp_func(const std::string& f) { return "f_" + f; }
 std::string cpp_param(const std::string& p) { return "p_" + p; }
+std::string cpp_input(const std::string& in) { return "in_" + in; }
+std::string cpp_input_buffer(const std::string& in) { return "buf_" + in; }
 std::string cpp_rdom(const std::string& f, int64_t stage) { return fmt::format("r_{}_{}", f, stage); }
 std::string cpp_loop(const HlLoop& l) {
   if (l.rdom_dim >= 0) return fmt::format("{}[{}]", l.rdom, l.rdom_dim);
@@ -726,6 +776,9 @@ std::string hl_expr_cpp(const HlExpr& e) {
     case HlExpr::Kind::Var: return "v_" + e.name;
     case HlExpr::Kind::RVar: return fmt::format("{}[{}]", e.rdom, e.rdom_dim);
     case HlExpr::Kind::Call: return fmt::format("{}({})", cpp_func(e.name), args());
+    case HlExpr::Kind::Input: return fmt::format("{}({})", cpp_input(e.name), args());
+    case HlExpr::Kind::BufferDim:
+      return fmt::format("{}.dim({}).{}()", cpp_input(e.name), e.rdom_dim, e.value == 0 ? "min" : "extent");
     case HlExpr::Kind::Unary: return fmt::format("({}{})", op_name(e.op), hl_expr_cpp(e.args[0]));
     case HlExpr::Kind::Binary:
       if (e.op == Op::Min || e.op == Op::Max) return fmt::format("{}({})", e.op == Op::Min ? "min" : "max", args());

@@ -37,7 +37,10 @@ namespace halo::halide {
 // ToBool (e != 0) being the conversions between the two; in a typed program it is the
 // type the typing pass gave the halo expression.
 struct HlExpr {
-  enum class Kind : uint8_t { Const, Param, Var, RVar, Call, Unary, Binary, Select, Cast, ToBool, Intrinsic };
+  // Input: a read of an ImageParam (name); BufferDim: its geometry, name.dim(rdom_dim).min()
+  // (value 0) or .extent() (value 1).
+  enum class Kind : uint8_t { Const, Param, Var, RVar, Call, Unary, Binary, Select, Cast, ToBool, Intrinsic, Input,
+                              BufferDim };
   Kind kind = Kind::Const;
   Type type = Type::int_(32);
   Op op = Op::Add;        // Unary (Neg, Not, BitNot), Binary, Cast (Cast, SaturatingCast), Intrinsic
@@ -62,11 +65,32 @@ struct HlStage {
   std::optional<HlExpr> where;    // the predicate, as RDom::where (Bool)
 };
 
+// A func defined by one of Halide's boundary conditions: Func f; f(vars) =
+// BoundaryConditions::kind(source[, value][, bounds])(vars), Halide's own function (the
+// stage's value is halo's formula, for the record).
+struct HlBoundary {
+  BoundaryKind kind = BoundaryKind::RepeatEdge;
+  std::string source;
+  bool source_is_input = false;
+  std::optional<HlExpr> value;                    // constant_exterior
+  std::vector<std::pair<HlExpr, HlExpr>> bounds;  // empty on an input: the ImageParam overload
+};
+
+// An input buffer: an ImageParam of its type and dimensions bound to a Buffer holding the
+// realization's values over its box.
+struct HlInput {
+  std::string name;
+  Type type = Type::int_(32);
+  std::vector<std::pair<int32_t, int32_t>> box;  // (min, extent) per dimension
+  std::vector<int64_t> values;                   // first dimension fastest; a u64 as its bit pattern
+};
+
 struct HlFunc {
   std::string name;
   Type type = Type::int_(32);     // the Func's value type
   std::vector<std::string> vars;
   std::vector<HlStage> stages;    // [0] is the pure definition
+  std::optional<HlBoundary> boundary;
   bool is_output = false;
 };
 
@@ -130,6 +154,7 @@ struct HalidePlan {
   std::string output;                                 // the output func
   bool typed = false;                                 // the program is typed (docs/types.md)
   std::vector<HlParam> params;
+  std::vector<HlInput> inputs;                        // declaration order
   std::vector<HlFunc> funcs;                          // definition order
   std::vector<HlCall> schedule;                       // defaults first, then one or more calls per directive
   std::vector<std::pair<int32_t, int32_t>> window;    // R(z): (min, len) per output dimension
@@ -153,6 +178,8 @@ std::variant<HalidePlan, TranslationError> translate_to_halide(const Program& pr
 // clash with a C++ keyword or a Halide function (min, select, ...).
 std::string cpp_func(const std::string& f);
 std::string cpp_param(const std::string& p);
+std::string cpp_input(const std::string& in);  // the ImageParam
+std::string cpp_input_buffer(const std::string& in);  // the Buffer bound to it
 std::string cpp_loop(const HlLoop& l);  // a Var, an RDom dimension r_f_1[0], or a derived RVar
 std::string cpp_rdom(const std::string& f, int64_t stage);
 std::string cpp_stage(const HlStageRef& s);  // f_g, f_g.update(0), or the specialization's Stage

@@ -1,6 +1,7 @@
 // The messages of protocol.hpp.
 #include "candidates/halide/protocol.hpp"
 
+#include "candidates/halide/plan.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 
@@ -80,8 +81,18 @@ std::string case_request_text(const Program& prog, const Input& in, bool memchec
   nlohmann::json params = nlohmann::json::array(), window = nlohmann::json::array();
   for (const Value& v : in.params) params.push_back(v.to_string());  // decimal: a u64 exceeds JSON's int64
   for (const Interval& w : in.window) window.push_back({w.min.small(), w.len.small()});
+  // Input buffers travel with their values (a u64 as its bit pattern), which the worker
+  // hands to Halide as they are.
+  nlohmann::json buffers = nlohmann::json::array();
+  for (const InputBuffer& b : in.buffers) {
+    nlohmann::json box = nlohmann::json::array(), values = nlohmann::json::array();
+    for (const Interval& iv : b.box) box.push_back({iv.min.small(), iv.len.small()});
+    for (const Value& v : b.values) values.push_back(wrap_to(Type::int_(64), v).small());
+    buffers.push_back({{"name", b.name}, {"box", box}, {"values", values}, {"origin", b.origin}});
+  }
   return nlohmann::json{{"file", prog.file},     {"program", print_program(prog)}, {"params", params},
-                        {"window", window},      {"memcheck", memcheck},           {"target", target}}
+                        {"window", window},      {"memcheck", memcheck},           {"target", target},
+                        {"buffers", buffers}}
       .dump();
 }
 
@@ -96,6 +107,17 @@ CaseRequest parse_case_request(const std::string& text) {
   }
   for (const auto& w : j.at("window"))
     c.in.window.push_back(Interval{Value(w[0].get<int64_t>()), Value(w[1].get<int64_t>()), {}});
+  for (const auto& b : j.at("buffers")) {
+    InputBuffer buf;
+    buf.name = b.at("name").get<std::string>();
+    const InputDef* decl = c.prog.pipeline.find_input(buf.name);
+    if (!decl) throw std::runtime_error("a case request with a buffer for no input");
+    buf.type = decl->type;
+    buf.origin = b.at("origin").get<std::string>();
+    for (const auto& iv : b.at("box")) buf.box.push_back(Interval{Value(iv[0].get<int64_t>()), Value(iv[1].get<int64_t>()), {}});
+    for (const auto& v : b.at("values")) buf.values.push_back(hl_value(buf.type, v.get<int64_t>()));
+    c.in.buffers.push_back(std::move(buf));
+  }
   c.memcheck = j.at("memcheck").get<bool>();
   c.target = j.at("target").get<std::string>();
   return c;

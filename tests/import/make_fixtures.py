@@ -64,3 +64,12 @@ f = hl.Func("hist_out")
 f[x] = h[x] * 2
 f.split(x, xo, xi, 2).vectorize(xi)
 save("accept_histogram", f)
+
+# Every boundary condition on an input with the input's bounds: imported as such.
+img = hl.ImageParam(hl.UInt(8), 2, "img")
+bc = hl.BoundaryConditions
+ce, ri, mi, mn = bc.constant_exterior(img, 7), bc.repeat_image(img), bc.mirror_image(img), bc.mirror_interior(img)
+f = hl.Func("boundaries_out")
+f[x, y] = hl.u16(ce[x - 2, y]) + hl.u16(ri[x + 3, y - 1]) + hl.u16(mi[x - 4, y + 2]) + hl.u16(mn[x + 1, y - 3])
+save("accept_boundaries", f)
+

@@ -8,6 +8,8 @@
 #include "candidates/halide/import.hpp"
 #include "candidates/halide/jit.hpp"
 
+#include "interp/input_buffers.hpp"
+#include "semantics/boundary.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/schedule_vocabulary.hpp"
@@ -302,6 +304,39 @@ std::map<std::string, Importer::Alias> find_aliases(const std::map<std::string, 
     resolved[name] = to;
   }
   return resolved;
+}
+
+// Halide's BoundaryConditions on an input, with the input's own bounds, written back as
+// such (`fun clamped(x, y) = repeat_edge(img)`): a pure func whose definition is exactly the
+// formula halo's boundary_formula builds for one of them (Halide's, semantics/boundary.hpp)
+// takes that form; anything else stays the formula it is.
+void recognise_boundary_conditions(Pipeline& p) {
+  constexpr BoundaryKind kKinds[] = {BoundaryKind::RepeatEdge, BoundaryKind::ConstantExterior,
+                                     BoundaryKind::RepeatImage, BoundaryKind::MirrorImage,
+                                     BoundaryKind::MirrorInterior};
+  for (FuncDef& f : p.funcs) {
+    if (!f.updates.empty() || &f == &p.funcs.back()) continue;
+    for (const InputDef& in : p.inputs) {
+      if (in.dims() != f.vars.size()) continue;
+      for (BoundaryKind kind : kKinds) {
+        BoundaryCondition bc;
+        bc.kind = kind;
+        bc.source = in.name;
+        if (kind == BoundaryKind::ConstantExterior) {
+          const auto* sel = f.pure->kind == ExprKind::Op ? &as<OpNode>(f.pure) : nullptr;
+          if (!sel || sel->op != Op::Select) continue;
+          bc.value = sel->args[1];
+        }
+        Expr formula = boundary_formula(bc, f.vars, true);
+        if (same_expr(formula, f.pure)) {
+          f.boundary = bc;
+          f.pure = formula;
+          break;
+        }
+      }
+      if (f.boundary) break;
+    }
+  }
 }
 
 // ---------------------------------------------------------------- the schedule
@@ -747,7 +782,7 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
   // The realization: the options, else defaults said at the top of the program.
   std::vector<std::string> notes;
   const FuncDef& out = p.funcs.back();
-  std::vector<std::pair<int64_t, int64_t>> window = parse_box(o.windows, "--window");
+  std::vector<std::pair<int64_t, int64_t>> window = parse_box(o.realization.windows, "--window");
   if (window.empty()) {
     for (size_t d = 0; d < out.vars.size(); ++d) window.emplace_back(0, d < 2 ? 16 : 4);
     notes.push_back(fmt::format("the output window {} (no --window given)", box_text(window)));
@@ -757,7 +792,7 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
   }
   std::map<std::string, std::string> values;
   for (const std::string& n : im.param_order) values[im.params.at(n).name] = scalar_value(im.params.at(n).param);
-  for (const std::string& kv : o.params) {
+  for (const std::string& kv : o.realization.params) {
     auto eq = kv.find('=');
     std::optional<Value> v = eq == std::string::npos ? std::nullopt : Value::parse(kv.substr(eq + 1));
     if (!v || !v->is_int()) throw ImportRefused(fmt::format("--param expects NAME=VALUE, got '{}'", kv));
@@ -765,26 +800,26 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
     if (!values.count(name)) throw ImportRefused(fmt::format("--param: the pipeline has no parameter '{}'", name));
     values[name] = v->to_string();
   }
-  if (!im.param_order.empty() && o.params.empty())
+  if (!im.param_order.empty() && o.realization.params.empty())
     notes.push_back("the parameters' values the file holds, 0 where it holds none (no --param given)");
-  std::vector<std::string> bindings;
+  Realization r;
+  for (auto [mn, len] : window) r.window.push_back(Interval{Value(mn), Value(len), {}});
   for (const std::string& n : im.param_order) {
     ParamInfo& pi = im.params.at(n);
     set_scalar(pi.param, values.at(pi.name));
-    bindings.push_back(fmt::format("{} = {}", pi.name, values.at(pi.name)));
+    r.params.push_back(ParamBinding{Name{pi.name, {}}, *Value::parse(values.at(pi.name))});
   }
-  // Each input: --input NAME=SPEC, else seeded data over the region Halide's own bounds
-  // inference asks of it for this window.
-  std::map<std::string, std::string> given;
-  for (const std::string& kv : o.inputs) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos) throw ImportRefused(fmt::format("--input expects NAME=SPEC, got '{}'", kv));
-    given[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  for (const auto& [name, spec] : given) {
+  // Each input: --input NAME=SPEC (input_buffers.hpp), else seeded data over the region
+  // Halide's own bounds inference asks of it for this window.
+  std::map<std::string, InputBinding> given;
+  for (const std::string& kv : o.realization.inputs) {
+    InputBinding b = parse_input_flag(kv, path);
     bool known = false;
-    for (const auto& [h, in] : im.inputs) known |= in.name == name;
-    if (!known) throw ImportRefused(fmt::format("--input: the pipeline has no input '{}'", name));
+    for (const auto& [h, in] : im.inputs) known |= in.name == b.name.text;
+    if (!known) throw ImportRefused(fmt::format("--input: the pipeline has no input '{}'", b.name.text));
+    if (b.source != InputSourceKind::Seeded)  // absolute: the program is read from wherever it is written
+      b.path = std::filesystem::absolute(b.path).lexically_normal().string();
+    given[b.name.text] = b;
   }
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> inferred;
   bool need_inference = false;
@@ -806,26 +841,17 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
     } catch (const Halide::Error&) {
     }
   }
-  std::vector<std::string> withs;
   for (const std::string& n : im.input_order) {
     const InputInfo& in = im.inputs.at(n);
-    auto g = given.find(in.name);
-    if (g != given.end()) {
-      const std::string& spec = g->second;
-      if (spec.rfind("seeded:", 0) == 0) {
-        std::vector<std::string> parts;
-        std::stringstream ss(spec.substr(7));
-        for (std::string part; std::getline(ss, part, ':');) parts.push_back(part);
-        if (parts.empty()) throw ImportRefused("--input: expects seeded:SEED:MIN,EXTENT:..., got '" + spec + "'");
-        std::string seed = parts[0];
-        parts.erase(parts.begin());
-        withs.push_back(fmt::format("with {} = seeded({}) over {}", in.name, seed, box_text(parse_box(parts, "--input"))));
-      } else {
-        // Absolute: the program is read from wherever it is written.
-        std::string file = std::filesystem::absolute(spec).lexically_normal().string();
-        withs.push_back(fmt::format("with {} = {}(\"{}\")", in.name,
-                                    spec.size() > 4 && spec.substr(spec.size() - 4) == ".npy" ? "npy" : "image", file));
-      }
+    static const char* kDimNames[] = {"x", "y", "c", "w"};
+    InputDef decl;
+    decl.name = Name{in.name, {}};
+    for (int d = 0; d < in.dims; ++d) decl.vars.push_back(Name{d < 4 ? kDimNames[d] : fmt::format("d{}", d), {}});
+    if (im.typed) decl.declared = halo_type(in.type, "");
+    decl.type = im.typed ? *decl.declared : Type();
+    p.inputs.push_back(decl);
+    if (auto g = given.find(in.name); g != given.end()) {
+      r.inputs.push_back(g->second);
       continue;
     }
     std::vector<std::pair<int64_t, int64_t>> box;
@@ -845,23 +871,17 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
       notes.push_back(fmt::format("input {}: seeded data over {}, the window with 8 points of margin (Halide's "
                                   "bounds inference failed; no --input given)", in.name, box_text(box)));
     }
-    withs.push_back(fmt::format("with {} = seeded(1) over {}", in.name, box_text(box)));
+    InputBinding b;
+    b.name = Name{in.name, {}};
+    b.source = InputSourceKind::Seeded;
+    b.seed = Value(1);
+    for (auto [mn, len] : box) b.box.push_back(Interval{Value(mn), Value(len), {}});
+    r.inputs.push_back(b);
   }
+  recognise_boundary_conditions(p);
 
-  // The text: halo's printer for the algorithm, the inputs' declarations after the
-  // pipeline's first line, then the schedule and the realization.
-  std::string pipeline_text = print_program(prog);
-  std::string inputs_text;
-  for (const std::string& n : im.input_order) {
-    const InputInfo& in = im.inputs.at(n);
-    std::vector<std::string> dims;
-    static const char* kDimNames[] = {"x", "y", "c", "w"};
-    for (int d = 0; d < in.dims; ++d) dims.push_back(d < 4 ? kDimNames[d] : fmt::format("d{}", d));
-    inputs_text += fmt::format("  input {}({}){};\n", in.name, fmt::join(dims, ", "),
-                               im.typed ? " : " + halo_type(in.type, "").to_string() : "");
-  }
-  pipeline_text.insert(pipeline_text.find('\n') + 1, inputs_text);
-
+  // The text: halo's printer for the algorithm and the realization, the schedule in
+  // Halide's vocabulary between them.
   std::string text = fmt::format("# Imported by `halo import` from {}: written by Halide {}, read with Halide {}.\n",
                                  path.substr(path.find_last_of('/') + 1),
                                  hlpipe_writer_version(read_source_file(path)).value_or("?"),
@@ -870,14 +890,11 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
     text += "# The .hlpipe holds no buffers and no output size; the realization below takes\n";
     for (const std::string& n : notes) text += "#   " + n + "\n";
   }
-  text += pipeline_text;
+  text += print_program(prog);
   text += "\nschedule {\n";
-  for (const std::string& s : sched) text += "  " + s + ";\n";
+  for (const std::string& line : sched) text += "  " + line + ";\n";
   text += "}\n\n";
-  text += fmt::format("realize ({})", fmt::join(bindings, ", "));
-  if (!window.empty()) text += " over " + box_text(window);
-  for (const std::string& w : withs) text += "\n  " + w;
-  return text + "\n";
+  return text + print_realization(r);
 }
 
 }  // namespace

@@ -294,6 +294,8 @@ struct Built {
   std::map<std::string, Halide::RVar> rvars;
   std::map<std::string, Halide::RDom> rdoms;
   std::map<std::string, Halide::Param<>> params;
+  std::map<std::string, Halide::ImageParam> images;
+  std::map<std::string, Halide::Buffer<>> image_buffers;
   std::map<std::string, Halide::Stage> stages;  // specializations, by cpp_stage
 
   Halide::Var& var(const std::string& n) {
@@ -327,10 +329,14 @@ struct Built {
       case HlExpr::Kind::Param: return params.at(e.name);
       case HlExpr::Kind::Var: return var(e.name);
       case HlExpr::Kind::RVar: return rdoms.at(e.rdom)[e.rdom_dim];
-      case HlExpr::Kind::Call: {
+      case HlExpr::Kind::Call: case HlExpr::Kind::Input: {
         std::vector<Halide::Expr> args;
         for (const HlExpr& a : e.args) args.push_back(expr(a));
-        return funcs.at(e.name)(args);
+        return e.kind == HlExpr::Kind::Input ? images.at(e.name)(args) : funcs.at(e.name)(args);
+      }
+      case HlExpr::Kind::BufferDim: {
+        Halide::Internal::Dimension d = images.at(e.name).dim(e.rdom_dim);
+        return e.value == 0 ? d.min() : d.extent();
       }
       case HlExpr::Kind::Unary: {
         Halide::Expr a = expr(e.args[0]);
@@ -401,15 +407,64 @@ struct Built {
   }
 };
 
+// Halide's own BoundaryConditions function for the boundary (an ImageParam without bounds
+// takes its buffer's, through the overload users call).
+Halide::Func boundary_func(Built& b, const HlBoundary& bc) {
+  Halide::Region region;
+  for (const auto& [mn, ext] : bc.bounds) region.emplace_back(b.expr(mn), b.expr(ext));
+  namespace BC = Halide::BoundaryConditions;
+  if (bc.source_is_input && region.empty()) {
+    const Halide::ImageParam& ip = b.images.at(bc.source);
+    switch (bc.kind) {
+      case BoundaryKind::RepeatEdge: return BC::repeat_edge(ip);
+      case BoundaryKind::ConstantExterior: return BC::constant_exterior(ip, b.expr(*bc.value));
+      case BoundaryKind::RepeatImage: return BC::repeat_image(ip);
+      case BoundaryKind::MirrorImage: return BC::mirror_image(ip);
+      case BoundaryKind::MirrorInterior: return BC::mirror_interior(ip);
+    }
+  }
+  Halide::Func src = bc.source_is_input ? Halide::Func(b.images.at(bc.source)) : b.funcs.at(bc.source);
+  switch (bc.kind) {
+    case BoundaryKind::RepeatEdge: return BC::repeat_edge(src, region);
+    case BoundaryKind::ConstantExterior: return BC::constant_exterior(src, b.expr(*bc.value), region);
+    case BoundaryKind::RepeatImage: return BC::repeat_image(src, region);
+    case BoundaryKind::MirrorImage: return BC::mirror_image(src, region);
+    case BoundaryKind::MirrorInterior: return BC::mirror_interior(src, region);
+  }
+  throw std::logic_error("halide jit: unknown boundary condition");
+}
+
 void define(Built& b, const HalidePlan& plan) {
   for (const HlParam& p : plan.params) {
     auto it = b.params.emplace(p.name, Halide::Param<>(halide_type(p.type), p.name)).first;
     if (p.type == Type::uint(64)) it->second.set(uint64_t(p.value));
     else it->second.set(p.value);
   }
+  for (const HlInput& in : plan.inputs) {
+    Halide::ImageParam ip(halide_type(in.type), int(in.box.size()), in.name);
+    std::vector<int> extents;
+    for (const auto& [mn, ext] : in.box) extents.push_back(ext);
+    Halide::Buffer<> buf(halide_type(in.type), extents);
+    std::vector<int> mins;
+    for (const auto& [mn, ext] : in.box) mins.push_back(mn);
+    buf.set_min(mins);
+    // Dense, first dimension fastest: the buffer's own layout, as halo's values are listed.
+    const size_t bytes = buf.type().bytes();
+    auto* host = static_cast<uint8_t*>(buf.data());
+    for (size_t i = 0; i < in.values.size(); ++i) std::memcpy(host + i * bytes, &in.values[i], bytes);  // little-endian
+    ip.set(buf);
+    b.images.emplace(in.name, ip);
+    b.image_buffers.emplace(in.name, buf);
+  }
   for (const HlFunc& f : plan.funcs) b.funcs.emplace(f.name, Halide::Func(f.name));
   for (const HlFunc& f : plan.funcs) {
     Halide::Func& h = b.funcs.at(f.name);
+    if (f.boundary) {
+      std::vector<Halide::Expr> vars;
+      for (const std::string& v : f.vars) vars.push_back(b.var(v));
+      h(vars) = boundary_func(b, *f.boundary)(vars);
+      continue;
+    }
     for (const HlStage& s : f.stages) {
       if (s.rdom) {
         Halide::Region region;

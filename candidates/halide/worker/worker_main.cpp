@@ -60,9 +60,9 @@ int import_mode(int argc, char** argv) {
   for (int i = 3; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--output") out = value;
-    else if (flag == "--param") o.params.push_back(value);
-    else if (flag == "--window") o.windows.push_back(value);
-    else if (flag == "--input") o.inputs.push_back(value);
+    else if (flag == "--param") o.realization.params.push_back(value);
+    else if (flag == "--window") o.realization.windows.push_back(value);
+    else if (flag == "--input") o.realization.inputs.push_back(value);
     else return 2;
   }
   std::ofstream f(out, std::ios::binary);
