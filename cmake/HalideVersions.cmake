@@ -82,8 +82,9 @@ endforeach()
 list(JOIN _summary ", " _summary)
 message(STATUS "Halide versions with a worker: ${_summary}")
 
-# One worker per version: the Halide back end (worker/jit.cpp, the only code that includes
-# Halide.h) and the request loop (worker/worker_main.cpp), linked with halo_lib for the
+# One worker per version: the Halide back end (worker/jit.cpp and worker/import_ir.cpp, the
+# only code that includes Halide.h) and the request loop (worker/worker_main.cpp, which also
+# runs `halo import`: candidates/halide/import.hpp), linked with halo_lib for the
 # parser and the translation. HALO_HALIDE_MAJOR is what version checks in the worker test.
 # Also the registry candidates/halide/versions.cpp reads: version, worker, headers and
 # library (for the reproducers' command lines) of each.
@@ -92,7 +93,7 @@ function(halo_add_halide_workers)
   set(entries "")
   foreach(m IN LISTS HALO_HALIDE_MAJORS)
     set(jit halo_halide_jit_${m})
-    add_library(${jit} OBJECT candidates/halide/worker/jit.cpp)
+    add_library(${jit} OBJECT candidates/halide/worker/jit.cpp candidates/halide/worker/import_ir.cpp)
     target_link_libraries(${jit} PUBLIC halo_lib ${HALO_HALIDE_${m}_LINK})
     target_compile_definitions(${jit} PUBLIC HALO_HALIDE_MAJOR=${m} HALO_HALIDE_VERSION="${HALO_HALIDE_${m}_VERSION}")
     set(t halo_halide_worker_${m})

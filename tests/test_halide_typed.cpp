@@ -11,6 +11,7 @@
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 #include "support.hpp"
+#include "typed_edges.hpp"
 
 #include <fmt/format.h>
 
@@ -104,44 +105,14 @@ TEST_CASE("Halide typed: an index narrower than Int(32) is cast to it, a wider o
 
 namespace {
 
-struct EdgeType {
-  const char* name;
-  Type type;
-};
-
-std::vector<Value> edges(Type t) {
-  Value mn = t.min(), mx = t.max();
-  if (t.is_int())
-    return {mn, add(mn, Value(int64_t{1})), Value(int64_t{-1}), Value(int64_t{0}), Value(int64_t{1}), mx};
-  return {Value(int64_t{0}), Value(int64_t{1}), Value(int64_t{2}), add(div(mx, Value(int64_t{2})), Value(int64_t{1})),
-          sub(mx, Value(int64_t{1})), mx};
-}
-
 // One case: op over every pair of edge values, a(x) the x-th edge value (parameters, so
 // that Halide cannot fold them), f(x, y) = op(a[x], a[y]).
-std::string edge_case(const EdgeType& t, const std::string& op, bool vectorize) {
-  std::vector<Value> es = edges(t.type);
-  std::vector<std::string> params, binds, arms;
-  for (size_t i = 0; i < es.size(); ++i) {
-    params.push_back(fmt::format("p{} : {}", i, t.name));
-    binds.push_back(fmt::format("p{} = {}", i, es[i].to_string()));
-    arms.push_back(i + 1 < es.size() ? fmt::format("select(x == {}, p{}, ", i, i) : fmt::format("p{}", i));
-  }
-  std::string table;
-  for (const std::string& a : arms) table += a;
-  table += std::string(es.size() - 1, ')');
-  std::string body = op;
-  auto put = [&](const std::string& from, const std::string& to) {
-    for (size_t at; (at = body.find(from)) != std::string::npos;) body.replace(at, from.size(), to);
-  };
-  put("A", "a[x]");
-  put("B", "a[y]");
-  put("Q", std::to_string(t.type.bits() / 2));
+std::string edge_case(const test::EdgeType& t, const std::string& op, bool vectorize) {
+  test::EdgeTable e = test::edge_table(t);
   return fmt::format("pipeline f({}) {{\n  fun a(x) : {} = {{ {} }}\n  fun f(x, y) = {{ {} }}\n}}\n{}realize ({}) over "
                      "(0, {}), (0, {})\n",
-                     fmt::join(params, ", "), t.name, table, body,
-                     vectorize ? "schedule { vectorize(f, x, 8); }\n" : "", fmt::join(binds, ", "), es.size(),
-                     es.size());
+                     e.params, t.name, e.table, test::edge_op(op, t, "a[x]", "a[y]"),
+                     vectorize ? "schedule { vectorize(f, x, 8); }\n" : "", e.binds, e.size, e.size);
 }
 
 }  // namespace
@@ -149,22 +120,13 @@ std::string edge_case(const EdgeType& t, const std::string& op, bool vectorize) 
 TEST_CASE("Halide typed: every operator and intrinsic at every type's edges computes halo's reference, scalar and "
           "vectorized",
           "[halide][types]") {
-  const std::vector<EdgeType> types = {{"u8", Type::uint(8)},   {"i8", Type::int_(8)},   {"u16", Type::uint(16)},
-                                       {"i16", Type::int_(16)}, {"u32", Type::uint(32)}, {"i32", Type::int_(32)},
-                                       {"u64", Type::uint(64)}, {"i64", Type::int_(64)}};
-  const std::vector<std::string> ops = {
-      "A + B", "A - B", "A * B", "A / B", "A % B", "min(A, B)", "max(A, B)", "A < B", "A == B", "A & B", "A | B",
-      "A ^ B", "~A", "-A", "A << B", "A >> B", "abs(A)", "absd(A, B)", "select(A < B, A, B)", "widening_add(A, B)",
-      "widening_sub(A, B)", "widening_mul(A, B)", "saturating_add(A, B)", "saturating_sub(A, B)", "halving_add(A, B)",
-      "halving_sub(A, B)", "rounding_halving_add(A, B)", "rounding_shift_left(A, B)", "rounding_shift_right(A, B)",
-      "mul_shift_right(A, B, Q)", "rounding_mul_shift_right(A, B, Q)", "count_leading_zeros(A)",
-      "count_trailing_zeros(A)", "popcount(A)", "saturating_cast<u8>(A)", "saturating_cast<i16>(A)", "u8(A)",
-      "i32(A)", "u64(A)"};
+  const std::vector<test::EdgeType>& types = test::edge_types();
+  const std::vector<std::string>& ops = test::edge_ops();
   halide::HalideOptions o;  // the newest Halide
   o.memcheck = false;
   uint64_t ran = 0, refused_by_typing = 0, all_undefined = 0, known_mul_shift_right_64 = 0;
   std::vector<std::string> failures;
-  for (const EdgeType& t : types)
+  for (const test::EdgeType& t : types)
     for (const std::string& op : ops)
       for (bool vec : {false, true}) {
         std::string src = edge_case(t, op, vec);

@@ -7,6 +7,7 @@
 
 #include "bounds/beta0.hpp"
 #include "candidates/engines/engine.hpp"
+#include "candidates/halide/import.hpp"
 #include "candidates/registry.hpp"
 #include "bounds/extract.hpp"
 #include "bounds/query_check.hpp"
@@ -98,7 +99,7 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
 }
 
 Program load(const CommonOptions& o) {
-  Program p = parse_file(o.file);
+  Program p = cli::parse_program_file(o.file, o.overrides());
   check_program(p);
   return p;
 }
@@ -108,7 +109,8 @@ Program load(const CommonOptions& o) {
 // schedule is being written).
 Program load_algorithm(const CommonOptions& o, std::ostream& err) {
   std::vector<Diagnostic> schedule_errors;
-  Program p = parse_file_ignoring_schedule_errors(o.file, schedule_errors);
+  Program p = halide::is_hlpipe_path(o.file) ? cli::parse_program_file(o.file, o.overrides())
+                                             : parse_file_ignoring_schedule_errors(o.file, schedule_errors);
   std::vector<Diagnostic> ds = validate_program(p);
   if (!ds.empty()) {
     // Which of them the schedule causes: the algorithm alone must still be valid.
@@ -181,7 +183,7 @@ bool is_target_file(const std::string& path, std::string_view src) {
 
 // A .halo file is validated and lowered (fig. 2.9); a target file is taken as written.
 TgtProgram load_target(const CommonOptions& o) {
-  std::string src = read_text(o.file);
+  std::string src = cli::read_program_source(o.file, o.overrides());  // an .hlpipe imported
   if (is_target_file(o.file, src)) return parse_tgt(src, o.file);
   Program prog = parse_program(src, o.file);
   check_program(prog);
@@ -504,6 +506,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   extra.push_back(cli::register_beta0_engine(app));
   extra.push_back(cli::register_kernel(app));
   extra.push_back(cli::register_exo(app));
+  extra.push_back(cli::register_import(app));
 
   try {
     app.parse(argc, argv);
@@ -522,7 +525,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                                    &schedule_opts})
       if (!o->file.empty()) budget.emplace(o->command_limits());
     if (*check) {
-      std::string src = read_text(check_opts.file);
+      std::string src = cli::read_program_source(check_opts.file, check_opts.overrides());
       if (is_target_file(check_opts.file, src)) parse_tgt(src, check_opts.file);
       else {
         Program prog = parse_program(src, check_opts.file);

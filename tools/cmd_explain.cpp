@@ -70,7 +70,7 @@ std::optional<std::array<size_t, 2>> parse_slice(const std::string& text, const 
 }
 
 int explain_action(const ExplainState& st, std::ostream& out) {
-  std::string source = read_source_file(st.file);
+  std::string source = read_program_source(st.file, InputOverrides{st.params, st.windows, st.inputs});  // an .hlpipe imported
   Program prog = parse_program(source, st.file);
   check_program(prog);
   explain::ExplainOptions o;

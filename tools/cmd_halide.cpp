@@ -91,7 +91,7 @@ CandidateOptions candidate_options(const std::string& platform, bool no_memcheck
 
 int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const InputOverrides& over, bool json, const Limits& limits, std::ostream& out,
                          std::ostream& err) {
-  Program prog = parse_file(file);
+  Program prog = parse_program_file(file, over);
   check_program(prog);
   CandidateTarget target = resolve_candidate_target(f.target);
   if (!target.selection.error.empty()) throw InputError(Diagnostic{file, {}, target.selection.error});

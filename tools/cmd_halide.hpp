@@ -49,6 +49,11 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
 // NAME@V, NAME@all).
 CLI::Validator self_or_candidate(const std::string& self_text);
 
+// The program text in `path`: a .halo file's, or an .hlpipe imported (tools/cmd_import.cpp)
+// with this realization (--param, --window, --input); and that text parsed (not validated).
+std::string read_program_source(const std::string& path, const InputOverrides& over);
+Program parse_program_file(const std::string& path, const InputOverrides& over);
+
 int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const InputOverrides& over, bool json,
                          const Limits& limits, std::ostream& out, std::ostream& err);
 

@@ -64,5 +64,6 @@ Subcommand register_beta0_engine(CLI::App& app);  // tools/cmd_beta0_engine.cpp
 Subcommand register_kernel(CLI::App& app);        // tools/cmd_kernel.cpp
 Subcommand register_exo(CLI::App& app);           // tools/cmd_exo.cpp
 Subcommand register_explain(CLI::App& app);       // tools/cmd_explain.cpp
+Subcommand register_import(CLI::App& app);        // tools/cmd_import.cpp
 
 }  // namespace halo::cli

@@ -94,4 +94,9 @@ JitResult run_plan_jit(const HalidePlan& plan, const JitOptions& opt, const std:
 // pipeline). Idempotent; never throws (a failure shows again in the real run).
 void warm_up_jit(const std::string& target);
 
+// The plan's pipeline, built as run_plan_jit builds it, written with Halide's
+// serialize_pipeline to `path` (Halide 19 and later; the import's round trip,
+// docs/import.md). Throws std::runtime_error where this Halide cannot.
+void serialize_plan(const HalidePlan& plan, const std::string& path);
+
 }  // namespace halo::halide

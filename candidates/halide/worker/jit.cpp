@@ -740,4 +740,16 @@ void warm_up_jit(const std::string& target) {
   }
 }
 
+void serialize_plan(const HalidePlan& plan, const std::string& path) {
+#if HALO_HALIDE_MAJOR >= 19
+  Built b;
+  define(b, plan);
+  schedule(b, plan);
+  Halide::serialize_pipeline(Halide::Pipeline(b.funcs.at(plan.output)), path);
+#else
+  (void)plan;
+  throw std::runtime_error(std::string("Halide ") + HALO_HALIDE_VERSION + " has no serialize_pipeline (" + path + ")");
+#endif
+}
+
 }  // namespace halo::halide

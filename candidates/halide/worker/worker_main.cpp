@@ -8,12 +8,23 @@
 //   WORKER --serve [--no-warm-up] [--target T]
 //                                       serves requests: stdin in, fd 3 out (worker.hpp);
 //                                       warms Halide's JIT runtime for T first
+//   WORKER --import FILE.hlpipe --output OUT [--param P]... [--window W]... [--input I]...
+//                                       `halo import` (import.hpp): writes the .halo text to
+//                                       OUT, or why not (exit 2)
+//   WORKER --serialize FILE.halo OUT.hlpipe
+//                                       the program as the oracle translates it, serialized
+//                                       by this Halide (the import's round-trip tests)
+#include "candidates/halide/import.hpp"
 #include "candidates/halide/jit.hpp"
 #include "candidates/halide/protocol.hpp"
 #include "candidates/halide/worker.hpp"
 
+#include "semantics/parser.hpp"
+#include "semantics/validity.hpp"
+
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -42,8 +53,46 @@ void serve_case(const std::string& text, int fd) {
   }
 }
 
+// `--import`: the text, or the refusal's message, in `out`; exit 0 or 2.
+int import_mode(int argc, char** argv) {
+  std::string file = argv[2], out;
+  ImportOptions o;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--output") out = value;
+    else if (flag == "--param") o.realization.params.push_back(value);
+    else if (flag == "--window") o.realization.windows.push_back(value);
+    else if (flag == "--input") o.realization.inputs.push_back(value);
+    else return 2;
+  }
+  std::ofstream f(out, std::ios::binary);
+  try {
+    f << import_hlpipe_with_halide(file, o);
+    return 0;
+  } catch (const ImportRefused& e) {
+    f << e.what();
+  } catch (const InputError& e) {
+    f << e.what();
+  }
+  return 2;
+}
+
+int serialize_mode(const std::string& file, const std::string& out) {
+  Program prog = parse_file(file);
+  check_program(prog);
+  Input in = resolve_input(prog, InputOverrides{});
+  auto translated = translate_to_halide(prog, in);
+  if (auto* err = std::get_if<TranslationError>(&translated)) {
+    std::fprintf(stderr, "%s: not expressible in Halide: %s\n", file.c_str(), err->message.c_str());
+    return 2;
+  }
+  serialize_plan(std::get<HalidePlan>(translated), out);
+  return 0;
+}
+
 int usage() {
   std::fprintf(stderr, "usage: %s --version | --valid-target T | --serve [--no-warm-up] [--target T]\n"
+                       "       | --import FILE --output OUT [--param P] [--window W] [--input I] | --serialize FILE OUT\n"
                        "(a worker of halo's Halide target: halo starts it; docs/halide.md)\n",
                "halo_halide_worker");
   return 2;
@@ -57,6 +106,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc == 3 && !std::strcmp(argv[1], "--valid-target")) return halide_understands_target(argv[2]) ? 0 : 1;
+  if (argc >= 5 && !std::strcmp(argv[1], "--import")) return import_mode(argc, argv);
+  if (argc == 4 && !std::strcmp(argv[1], "--serialize")) return serialize_mode(argv[2], argv[3]);
   if (argc < 2 || std::strcmp(argv[1], "--serve") != 0) return usage();
   bool warm = true;
   std::string target = "host";
