@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -35,6 +36,11 @@ struct DirSlot {
 GroupSlot g_groups[kSlots];
 DirSlot g_dirs[kSlots];
 std::mutex g_mutex;  // registration only; the handler reads the atomics
+// TempDirChange and the handler (a Dekker handshake: each stores its own flag, then reads
+// the other's): the handler waits while g_dir_changes > 0, a change begun after
+// g_stopping was set waits for the end.
+std::atomic<int> g_dir_changes{0};
+std::atomic<bool> g_stopping{false};
 std::atomic<uint64_t> g_next_marker{0};
 
 // ---- async-signal-safe helpers: open/read/close/kill/unlinkat/rmdir and the getdents64
@@ -97,9 +103,10 @@ bool has_marker(const char* pid, const char* marker) {
   return found;
 }
 
-void remove_dir_files(const char* dir) {
+// True when the directory is gone.
+bool remove_dir_files(const char* dir) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0) return errno == ENOENT;
   alignas(8) char buf[4096];
   long got;
   while ((got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
@@ -111,14 +118,27 @@ void remove_dir_files(const char* dir) {
     }
   }
   close(fd);
-  rmdir(dir);
+  return rmdir(dir) == 0 || errno == ENOENT;
 }
 
 void on_signal(int sig) {
   int saved = errno;
+  g_stopping.store(true);
   kill_all_candidates();
+  // A directory being made or removed on another thread: at most a removal's time (bounded
+  // here all the same, 5 s, so that a stuck change cannot keep halo from ending).
+  for (int i = 0; i < 5000 && g_dir_changes.load() > 0; ++i) {
+    struct timespec ms{0, 1'000'000};
+    nanosleep(&ms, nullptr);
+  }
+  // A file can still appear after the listing: a candidate just sent SIGKILL ends its
+  // current system call first (the linker creating the kernel), and the work goes on on its
+  // thread until raise(). Once the directory is gone nothing can be put in it.
   for (auto& d : g_dirs)
-    if (d.used.load()) remove_dir_files(d.path);
+    for (int i = 0; d.used.load() && !remove_dir_files(d.path) && i < 200; ++i) {
+      struct timespec ms{0, 1'000'000};
+      nanosleep(&ms, nullptr);
+    }
   errno = saved;
   signal(sig, SIG_DFL);
   raise(sig);
@@ -327,6 +347,21 @@ void unregister_temp_dir(int slot) {
   if (slot < 0) return;
   std::lock_guard<std::mutex> lock(g_mutex);
   g_dirs[slot].used.store(false);
+}
+
+TempDirChange::TempDirChange() {
+  sigset_t ending;
+  sigemptyset(&ending);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&ending, sig);
+  pthread_sigmask(SIG_BLOCK, &ending, &saved_);
+  g_dir_changes.fetch_add(1);
+  if (g_stopping.load())  // the handler has begun (on another thread) and will end halo
+    for (;;) pause();
+}
+
+TempDirChange::~TempDirChange() {
+  g_dir_changes.fetch_sub(1);
+  pthread_sigmask(SIG_SETMASK, &saved_, nullptr);  // a signal that came meanwhile is handled now
 }
 
 }  // namespace halo

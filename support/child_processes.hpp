@@ -21,6 +21,7 @@
 // Lives in semantics/ (the lowest layer) because bounds/ and oracle/ both start children.
 #pragma once
 
+#include <signal.h>
 #include <string>
 #include <sys/types.h>
 
@@ -66,8 +67,27 @@ void kill_marked_processes(const char* marker);
 void kill_all_candidates();
 
 // A temporary directory (holding files only) that a signal handler removes; unregister
-// before removing it normally. Returns a slot, or -1 if the table is full.
+// after removing it normally. Returns a slot, or -1 if the table is full.
 int register_temp_dir(const std::string& path);
 void unregister_temp_dir(int slot);
+
+// Creating and registering a temporary directory, or removing and unregistering it, as one
+// step for the signal handler. The handler usually runs on another thread than the work
+// (halo's main thread waits while a command runs on the big stack, support/big_stack.hpp),
+// so without this a signal could come between mkdtemp and register_temp_dir, or the handler
+// could skip a directory just unregistered and end halo before its removal finished: the
+// folder stayed. While a TempDirChange lives, this thread blocks SIGINT/SIGTERM/SIGHUP and
+// a handler on another thread waits for it to end; one begun after the handler started
+// never returns (halo is about to end).
+class TempDirChange {
+ public:
+  TempDirChange();
+  ~TempDirChange();
+  TempDirChange(const TempDirChange&) = delete;
+  TempDirChange& operator=(const TempDirChange&) = delete;
+
+ private:
+  sigset_t saved_;
+};
 
 }  // namespace halo

@@ -174,17 +174,19 @@ WorkDir::WorkDir(const std::string& prefix) {
   std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
+  TempDirChange change;  // a signal now finds the directory registered, or not made yet
   if (!mkdtemp(buf.data())) throw std::runtime_error("cannot create a temporary directory");
   path = buf.data();
   signal_slot = register_temp_dir(path);
 }
 
 WorkDir::~WorkDir() {
-  unregister_temp_dir(signal_slot);
+  TempDirChange change;  // a signal now finds the directory registered, or removed
   if (!keep) {
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
   }
+  unregister_temp_dir(signal_slot);
 }
 
 std::string WorkDir::file(const std::string& name) const { return (std::filesystem::path(path) / name).string(); }
