@@ -232,11 +232,6 @@ SymInterval typed_op_interval(const OpNode& n, const IntervalEnv& env) {
       if (w[0].unbounded || t.bits() > 16) return type_range(t);
       return SymInterval::of_bounds(simp_min(simp_max(w[0].min, make_const(t.min())), make_const(t.max())),
                                     simp_max(simp_min(w[0].max(), make_const(t.max())), make_const(t.min())));
-    // Halide's abs: |e| exactly, in the unsigned type of e's width, which holds every |e|:
-    // the ℤ interval of its definition max(e, -e), with 0 below (mirror_interior's abs).
-    case Op::Abs:
-      if (w[0].unbounded) return type_range(t);
-      return SymInterval::of_bounds(simp_const(0), simp_max(simp_sub(simp_const(0), w[0].min), w[0].max()));
     // min, max and select choose one of their operands (of type t): no wrap.
     case Op::Min: case Op::Max: case Op::Select: return op_interval_beta0(n, w);
     // ℤ's operators on a wrapping type: ℤ's interval where it stays inside the range.

@@ -52,7 +52,7 @@ void resolve_buffers(Input& in, const std::string& file, const std::vector<TgtIn
                      const std::optional<Realization>& realize, const InputOverrides& over,
                      std::vector<Diagnostic>& errs) {
   std::vector<std::optional<InputBinding>> chosen(decls.size());
-  std::vector<std::string> from_cli(decls.size());
+  std::vector<bool> from_cli(decls.size(), false);  // a --input path is relative to the working directory
   auto index_of = [&](const std::string& name) -> int {
     for (size_t i = 0; i < decls.size(); ++i)
       if (decls[i].name == name) return int(i);
@@ -69,7 +69,7 @@ void resolve_buffers(Input& in, const std::string& file, const std::vector<TgtIn
       continue;
     }
     chosen[i] = b;
-    from_cli[i] = "cli";
+    from_cli[i] = true;
   }
   std::string base = std::filesystem::path(file).parent_path().string();
   for (size_t i = 0; i < decls.size(); ++i) {
@@ -80,7 +80,7 @@ void resolve_buffers(Input& in, const std::string& file, const std::vector<TgtIn
                                                       decls[i].name, decls[i].name, decls[i].name)});
       continue;
     }
-    in.buffers.push_back(load_input_buffer(decls[i], *chosen[i], file, from_cli[i].empty() ? base : "", Limits{}));
+    in.buffers.push_back(load_input_buffer(decls[i], *chosen[i], file, from_cli[i] ? "" : base, Limits{}));
   }
 }
 }  // namespace
