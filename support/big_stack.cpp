@@ -2,6 +2,9 @@
 #include "support/big_stack.hpp"
 
 #include <pthread.h>
+#include <time.h>
+
+#include <cerrno>
 
 #include <exception>
 
@@ -24,7 +27,7 @@ void* trampoline(void* arg) {
 }
 }  // namespace
 
-void run_on_big_stack(const std::function<void()>& f) {
+void run_on_big_stack(const std::function<void()>& f, const std::function<void()>& while_waiting) {
   Job job{&f, nullptr};
   pthread_attr_t attr;
   pthread_t thread;
@@ -35,7 +38,18 @@ void run_on_big_stack(const std::function<void()>& f) {
     f();
     return;
   }
-  pthread_join(thread, nullptr);
+  if (while_waiting) {
+    while (true) {
+      struct timespec at {};
+      clock_gettime(CLOCK_REALTIME, &at);
+      at.tv_nsec += 20'000'000;
+      if (at.tv_nsec >= 1'000'000'000) at.tv_sec += 1, at.tv_nsec -= 1'000'000'000;
+      if (pthread_timedjoin_np(thread, nullptr, &at) != ETIMEDOUT) break;
+      while_waiting();
+    }
+  } else {
+    pthread_join(thread, nullptr);
+  }
   if (job.error) std::rethrow_exception(job.error);
 }
 

@@ -24,6 +24,7 @@ inline constexpr int kMaxEvalNesting = 25000;
 
 // Runs f to completion on a fresh thread with a kBigStackBytes stack; rethrows whatever
 // f throws. Falls back to the calling thread if such a thread cannot be created.
-void run_on_big_stack(const std::function<void()>& f);
+// `while_waiting`, if given, is called on the calling thread every 20 ms until f ends.
+void run_on_big_stack(const std::function<void()>& f, const std::function<void()>& while_waiting = {});
 
 }  // namespace halo

@@ -123,6 +123,15 @@ bool remove_dir_files(const char* dir) {
 
 void on_signal(int sig) {
   int saved = errno;
+  end_candidates_now();
+  errno = saved;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+}  // namespace
+
+void end_candidates_now() {
   g_stopping.store(true);
   kill_all_candidates();
   // A directory being made or removed on another thread: at most a removal's time (bounded
@@ -133,18 +142,13 @@ void on_signal(int sig) {
   }
   // A file can still appear after the listing: a candidate just sent SIGKILL ends its
   // current system call first (the linker creating the kernel), and the work goes on on its
-  // thread until raise(). Once the directory is gone nothing can be put in it.
+  // thread until halo ends. Once the directory is gone nothing can be put in it.
   for (auto& d : g_dirs)
     for (int i = 0; d.used.load() && !remove_dir_files(d.path) && i < 200; ++i) {
       struct timespec ms{0, 1'000'000};
       nanosleep(&ms, nullptr);
     }
-  errno = saved;
-  signal(sig, SIG_DFL);
-  raise(sig);
 }
-
-}  // namespace
 
 void kill_marked_processes(const char* marker) {
   if (!marker || !*marker) return;

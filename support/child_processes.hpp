@@ -66,6 +66,11 @@ void kill_marked_processes(const char* marker);
 // Kills every registered group and marked process (async-signal-safe).
 void kill_all_candidates();
 
+// What the signal handlers do before halo ends: kills every candidate and removes the
+// registered temporary directories; a directory made afterwards never is (TempDirChange).
+// Async-signal-safe; for halo's own ending from any thread.
+void end_candidates_now();
+
 // A temporary directory (holding files only) that a signal handler removes; unregister
 // after removing it normally. Returns a slot, or -1 if the table is full.
 int register_temp_dir(const std::string& path);

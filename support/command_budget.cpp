@@ -12,6 +12,7 @@ namespace halo {
 
 namespace {
 std::atomic<int64_t> g_deadline_ns{0};  // steady_clock nanoseconds; 0: none
+std::atomic<int64_t> g_command_deadline_ns{0};  // of the whole command only; 0: none
 std::atomic<double> g_seconds{0};
 std::atomic<uint64_t> g_big_limit{uint64_t{4} << 30};
 std::atomic<int64_t> g_big_live{0};
@@ -25,22 +26,35 @@ int64_t now_ns() {
 }  // namespace
 
 ScopedCommandBudget::ScopedCommandBudget(const CommandLimits& l)
-    : saved_deadline_ns_(g_deadline_ns.load()), saved_big_bytes_(g_big_limit.load()), saved_seconds_(g_seconds.load()) {
+    : saved_deadline_ns_(g_deadline_ns.load()),
+      saved_command_deadline_ns_(g_command_deadline_ns.load()),
+      saved_big_bytes_(g_big_limit.load()),
+      saved_seconds_(g_seconds.load()) {
   g_deadline_ns.store(l.seconds > 0 ? now_ns() + int64_t(l.seconds * 1e9) : 0);
+  if (l.whole_command) g_command_deadline_ns.store(g_deadline_ns.load());
   g_seconds.store(l.seconds);
   g_big_limit.store(l.big_integer_bytes);
 }
 
 ScopedCommandBudget::~ScopedCommandBudget() {
   g_deadline_ns.store(saved_deadline_ns_);
+  g_command_deadline_ns.store(saved_command_deadline_ns_);
   g_seconds.store(saved_seconds_);
   g_big_limit.store(saved_big_bytes_);
 }
 
+std::string time_limit_message() {
+  return fmt::format("time limit reached ({} s); raise it with --timeout", g_seconds.load());
+}
+
 void poll_command_budget() {
   int64_t d = g_deadline_ns.load(std::memory_order_relaxed);
-  if (d != 0 && now_ns() > d)
-    throw ResourceLimit(fmt::format("time limit reached ({} s); raise it with --timeout", g_seconds.load()));
+  if (d != 0 && now_ns() > d) throw ResourceLimit(time_limit_message());
+}
+
+bool command_overran(double grace) {
+  int64_t d = g_command_deadline_ns.load();
+  return d != 0 && now_ns() > d + int64_t(grace * 1e9);
 }
 
 void tick_command_budget() {

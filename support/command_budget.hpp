@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace halo {
 
@@ -23,6 +24,9 @@ inline constexpr uint64_t kMaxIntegerBits = uint64_t{1} << 20;
 struct CommandLimits {
   double seconds = 0;                           // 0: no deadline
   uint64_t big_integer_bytes = uint64_t{4} << 30;  // live big integers, all together
+  // The limit of a whole command of the command line (not of one case of a campaign):
+  // command_overran watches it.
+  bool whole_command = false;
 };
 
 class ScopedCommandBudget {
@@ -33,7 +37,7 @@ class ScopedCommandBudget {
   ScopedCommandBudget& operator=(const ScopedCommandBudget&) = delete;
 
  private:
-  int64_t saved_deadline_ns_;
+  int64_t saved_deadline_ns_, saved_command_deadline_ns_;
   uint64_t saved_big_bytes_;
   double saved_seconds_;
 };
@@ -43,6 +47,15 @@ void poll_command_budget();
 
 // Cheap: polls the clock once every 1024 calls (for per-token or per-node loops).
 void tick_command_budget();
+
+// True once a whole command's deadline (CommandLimits::whole_command) lies more than
+// `grace` seconds back. After the limit fires, a command unwinds: destroying what it
+// built (on a chain of 20,000 funcs, millions of expression and query nodes) takes a
+// second and more on a loaded machine, all of it after the limit. The halo executable
+// checks this while it waits for the command and then ends itself (tools/cli.cpp).
+bool command_overran(double grace);
+// The message of a time limit ("time limit reached (5 s); raise it with --timeout").
+std::string time_limit_message();
 
 // Big integers: a result of `bits` bits is about to be made; throws ResourceLimit if it
 // would exceed kMaxIntegerBits, or the live total would exceed the byte budget, or the

@@ -40,6 +40,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 namespace halo {
 
@@ -69,7 +70,7 @@ struct CommonOptions {
     return l;
   }
   // The whole command, every phase (support/command_budget.hpp).
-  CommandLimits command_limits() const { return CommandLimits{timeout, max_memory_mib << 20}; }
+  CommandLimits command_limits() const { return CommandLimits{timeout, max_memory_mib << 20, true}; }
 };
 
 // --max-memory and --timeout: every command that builds or evaluates anything large
@@ -428,7 +429,7 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
 
 }  // namespace
 
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, bool own_process) {
   install_candidate_cleanup();  // SIGINT/SIGTERM/SIGHUP kill every candidate's processes first
   CLI::App app{"halo: an executable formal semantics and test oracle for Halide-style languages"};
   app.set_version_flag("--version", std::string("halo ") + "0.1.0");
@@ -557,9 +558,19 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       if (*c.app) return c.action(out, err);
     return kExitOk;
   };
+  // The deadline has passed and the command is still unwinding (or in a stretch that does
+  // not poll): halo ends now, as a signal would end it, with the status and message the
+  // command would have ended with. Standard output is not flushed: the command may be
+  // writing it on its own thread.
+  auto end_overrun = [&] {
+    if (!command_overran(0.3)) return;
+    end_candidates_now();
+    err << "halo: stopped: " << time_limit_message() << std::endl;
+    _exit(kExitLimit);
+  };
   try {
     int status = kExitOk;
-    run_on_big_stack([&] { status = dispatch(); });
+    run_on_big_stack([&] { status = dispatch(); }, own_process ? std::function<void()>(end_overrun) : nullptr);
     return status;
   } catch (const InputError& e) {
     for (const auto& d : e.diagnostics()) err << d.format() << "\n";

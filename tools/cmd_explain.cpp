@@ -141,7 +141,7 @@ Subcommand register_explain(CLI::App& app) {
   cmd->add_option("--timeout", st->timeout, "stop each evaluation after this many seconds (0: no limit)")
       ->check(seconds_value())->capture_default_str();
   return Subcommand{cmd, [st](std::ostream& out, std::ostream&) {
-                      ScopedCommandBudget budget(CommandLimits{st->timeout});  // every phase, rendering too
+                      ScopedCommandBudget budget(CommandLimits{st->timeout, uint64_t{4} << 30, true});  // every phase, rendering too
                       return explain_action(*st, out);
                     }};
 }
