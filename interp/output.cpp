@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <stb/stb_image_write.h>
+#include <xtensor/xarray.hpp>
+#include <xtensor/xnpy.hpp>
 
 #include <optional>
 
@@ -122,6 +124,76 @@ std::string write_buffer_png(const OutputBuffer& b, const std::string& path) {
   if (!exact && lo) notes.push_back(fmt::format("values scaled from [{}, {}] onto [0, 255]", lo->str(), hi->str()));
   if (errors) notes.push_back(fmt::format("{} error point(s) drawn as 0", errors));
   return fmt::format("{}", fmt::join(notes, "; "));
+}
+
+namespace {
+
+template <typename T>
+void dump_npy_as(const OutputBuffer& b, const std::string& path) {
+  std::vector<size_t> shape;
+  for (auto it = b.window.rbegin(); it != b.window.rend(); ++it) shape.push_back(size_t(it->len.as_int64().value_or(0)));
+  xt::xarray<T> a = xt::xarray<T>::from_shape(shape);
+  size_t i = 0;
+  for (const Value& v : b.values) a.data()[i++] = static_cast<T>(*v.as_int64());
+  xt::dump_npy(path, a);
+}
+
+}  // namespace
+
+void write_buffer_npy(const OutputBuffer& b, Type type, const std::string& path) {
+  auto fail = [&](std::string why) -> InputError { return InputError(Diagnostic{path, {}, std::move(why)}); };
+  for (const Value& v : b.values) {
+    if (v.is_error()) throw fail(fmt::format("--npy: the output holds the error value {}, which NumPy cannot hold", v.to_string()));
+    if (!v.as_int64()) throw fail(fmt::format("--npy: the output holds {}, beyond the 64 bits of NumPy's int64", v.to_string()));
+  }
+  try {
+    if (type.is_bool()) dump_npy_as<bool>(b, path);
+    else if (type.is_z() || type.bits() == 64) {
+      if (type.is_uint()) dump_npy_as<uint64_t>(b, path);
+      else dump_npy_as<int64_t>(b, path);
+    } else if (type.is_uint()) {
+      if (type.bits() == 8) dump_npy_as<uint8_t>(b, path);
+      else if (type.bits() == 16) dump_npy_as<uint16_t>(b, path);
+      else dump_npy_as<uint32_t>(b, path);
+    } else {
+      if (type.bits() == 8) dump_npy_as<int8_t>(b, path);
+      else if (type.bits() == 16) dump_npy_as<int16_t>(b, path);
+      else dump_npy_as<int32_t>(b, path);
+    }
+  } catch (const std::exception& e) {
+    throw fail(fmt::format("--npy: cannot write the file ({})", e.what()));
+  }
+}
+
+std::string compare_with_expected(const OutputBuffer& b, const InputBuffer& expected,
+                                  const std::vector<std::string>& dim_names, size_t listed) {
+  std::vector<int64_t> extents;
+  for (const Interval& iv : b.window) extents.push_back(iv.len.as_int64().value_or(0));
+  std::vector<int64_t> theirs;
+  for (const Interval& iv : expected.box) theirs.push_back(iv.len.as_int64().value_or(0));
+  if (theirs != extents)
+    return fmt::format("{} has extents ({}) but the output's window has ({})", expected.origin, fmt::join(theirs, ", "),
+                       fmt::join(extents, ", "));
+  uint64_t differing = 0;
+  std::vector<std::string> lines;
+  std::vector<int64_t> point(extents.size(), 0);
+  for (size_t i = 0; i < b.values.size(); ++i) {
+    if (!(b.values[i] == expected.values[i])) {
+      if (++differing <= listed) {
+        std::vector<std::string> coords;
+        for (size_t k = 0; k < point.size(); ++k) {
+          Value at = add(b.window[k].min, Value(point[k]));
+          coords.push_back(fmt::format("{}={}", k < dim_names.size() ? dim_names[k] : std::to_string(k), at.to_string()));
+        }
+        lines.push_back(fmt::format("  at ({}): expected {}, the reference computes {}", fmt::join(coords, ", "),
+                                    expected.values[i].to_string(), b.values[i].to_string()));
+      }
+    }
+    for (size_t k = 0; k < point.size() && ++point[k] == extents[k]; ++k) point[k] = 0;
+  }
+  if (!differing) return "";
+  return fmt::format("differs from {} at {} of {} point(s){}\n{}", expected.origin, differing, b.values.size(),
+                     differing > listed ? fmt::format(" (the first {}:)", listed) : ":", fmt::join(lines, "\n"));
 }
 
 }  // namespace halo

@@ -12,6 +12,7 @@
 #include "interp/output.hpp"
 #include "bounds/extract.hpp"
 #include "lower/lower.hpp"
+#include "cli_support.hpp"
 #include "support.hpp"
 
 #include <fmt/format.h>
@@ -261,6 +262,64 @@ realize () over (0, 5), (0, 3)
   OutputBuffer line = out;
   line.window.pop_back();
   CHECK_THROWS_AS(write_buffer_png(line, png), InputError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("eval --npy and --expect: every type's edges read back as written; a difference is located",
+          "[inputs][files]") {
+  auto dir = std::filesystem::temp_directory_path() / fmt::format("halo_npy_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  // The seeded input reaches its type's edges (min, max, 0, ±1); the output copies it, so the
+  // array must hold every such value exactly, in every dtype halo writes.
+  for (const char* type : {"bool", "u8", "i8", "u16", "i16", "u32", "i32", "i64"}) {
+    CAPTURE(type);
+    Program p = test::parse_valid(fmt::format(R"(pipeline out() {{
+  input img(x, y) : {0};
+  fun out(x, y) : {0} = {{ img[x, y] }}
+}}
+realize () over (-2, 7), (3, 5)
+  with img = seeded(5) over (-2, 7), (3, 5))",
+                                              type));
+    OutputBuffer out = evaluate_fast(p.pipeline, resolve_input(p, {}), Limits{});
+    std::string npy = (dir / fmt::format("{}.npy", type)).string();
+    write_buffer_npy(out, p.pipeline.output().type, npy);
+    InputBinding b;
+    b.source = InputSourceKind::Npy;
+    b.path = npy;
+    InputBuffer back = load_input_buffer(input_decls(p.pipeline)[0], b, "<test>", "", Limits{});
+    CHECK(back.values == out.values);
+    REQUIRE(back.box.size() == 2);
+    CHECK(back.box[0].len == Value(7));  // a[y, x]: the last axis is x
+    CHECK(back.box[1].len == Value(5));
+    CHECK(compare_with_expected(out, back, {"x", "y"}).empty());
+    // One point changed: found at its coordinates in the window (mins -2 and 3), both values shown.
+    back.values[1 * 7 + 4] = Value(back.values[1 * 7 + 4] == Value(0) ? 1 : 0);
+    std::string diff = compare_with_expected(out, back, {"x", "y"});
+    CHECK_THAT(diff, Catch::Contains("at 1 of 35 point(s)"));
+    CHECK_THAT(diff, Catch::Contains("at (x=2, y=4): expected"));
+    back.box.pop_back();
+    CHECK_THAT(compare_with_expected(out, back, {"x", "y"}), Catch::Contains("has extents (7) but the output's window has (7, 5)"));
+  }
+  // An ℤ output beyond 64 bits, or holding an error value, has no NumPy array.
+  OutputBuffer big{"out", {Interval{Value(0), Value(1), {}}}, {Value::parse("99999999999999999999").value()}};
+  CHECK_THROWS_AS(write_buffer_npy(big, Type::z(), (dir / "big.npy").string()), InputError);
+  // The command line: equal → 0 and says so; different → 1 with the point; a bad file → 2 before the work.
+  std::string prog = (dir / "p.halo").string();
+  std::ofstream(prog) << "pipeline out() {\n  fun out(x) = { x * x - 3 }\n}\nrealize () over (-1, 4)\n";
+  std::string ok = (dir / "ok.npy").string(), bad = (dir / "bad.npy").string();
+  REQUIRE(test::run_halo({"eval", prog, "--npy", ok}).status == 0);
+  auto same = test::run_halo({"eval", prog, "--expect", ok});
+  CHECK(same.status == 0);
+  CHECK_THAT(same.err, Catch::Contains("equals npy(\"" + ok + "\") at all 4 point(s)"));
+  xt::xarray<int64_t> wrong = xt::load_npy<int64_t>(ok);
+  wrong(2) = 7;
+  xt::dump_npy(bad, wrong);
+  auto differs = test::run_halo({"eval", prog, "--expect", bad});
+  CHECK(differs.status == 1);
+  CHECK_THAT(differs.err, Catch::Contains("at (x=1): expected 7, the reference computes -2"));
+  auto missing = test::run_halo({"eval", prog, "--expect", (dir / "none.npy").string()});
+  CHECK(missing.status == 2);
+  CHECK(missing.out.empty());
   std::filesystem::remove_all(dir);
 }
 

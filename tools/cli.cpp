@@ -52,7 +52,9 @@ struct CommonOptions {
   std::string file;
   std::vector<std::string> params, windows, inputs;
   InputOverrides overrides() const { return InputOverrides{params, windows, inputs}; }
-  std::string png;  // eval: also write the output as a picture
+  std::string png;     // eval: also write the output as a picture
+  std::string npy;     // eval: also write the output as a NumPy array
+  std::string expect;  // eval: compare the output with an array or image another program computed
   bool json = false;
   uint64_t max_steps = Limits{}.max_steps;
   uint64_t max_memory_mib = Limits{}.max_memory_bytes >> 20;
@@ -157,18 +159,37 @@ int cmd_eval(const CommonOptions& o, const std::string& derivation_point, size_t
     out << (o.json ? derivation_to_json(*d) + "\n" : print_derivation(*d, derivation_lines));
     return kExitOk;
   }
+  const FuncDef& output = prog.pipeline.output();
+  std::vector<std::string> dim_names;
+  for (const auto& v : output.vars) dim_names.push_back(v.text);
+  std::optional<InputBuffer> expected;  // read first: a bad file is reported before the work
+  if (!o.expect.empty()) {
+    TgtInput shape{output.name.text + " (--expect)", dim_names, output.type};
+    expected = load_input_buffer(shape, parse_input_flag("expected=" + o.expect, "--expect"), "--expect", "", o.limits());
+  }
   OutputBuffer buf = evaluator == "derivation" ? evaluate_by_derivation(prog.pipeline, in, o.limits())
                                                : evaluate_fast(prog.pipeline, in, o.limits());
   if (o.json) {
     out << buffer_to_json(buf).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   } else {
-    std::vector<std::string> names;
-    for (const auto& v : prog.pipeline.output().vars) names.push_back(v.text);
-    out << render_buffer(buf, names);
+    out << render_buffer(buf, dim_names);
   }
   if (!o.png.empty()) {
     std::string note = write_buffer_png(buf, o.png);
     err << fmt::format("halo: wrote {}{}\n", o.png, note.empty() ? "" : " (" + note + ")");
+  }
+  if (!o.npy.empty()) {
+    write_buffer_npy(buf, output.type, o.npy);
+    err << fmt::format("halo: wrote {}\n", o.npy);
+  }
+  if (expected) {
+    std::string diff = compare_with_expected(buf, *expected, dim_names);
+    if (!diff.empty()) {
+      err << fmt::format("halo: output {} {}\n", output.name.text, diff);
+      return kExitFinding;
+    }
+    err << fmt::format("halo: output {} equals {} at all {} point(s)\n", output.name.text, expected->origin,
+                       buf.values.size());
   }
   return kExitOk;
 }
@@ -447,6 +468,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* eval = app.add_subcommand("eval", "the big-step reference semantics (fig. 2.6): the output on R(z)");
   add_common(eval, eval_opts, true);
   eval->add_option("--png", eval_opts.png, "also write the output as a PNG picture (2-D, or 3-D with 1-4 channels)");
+  eval->add_option("--npy", eval_opts.npy, "also write the output as a NumPy .npy array (a[y, x]: the last dimension first)");
+  eval->add_option("--expect", eval_opts.expect,
+                   "compare the output with the values another program computed (.npy or image file, its first point "
+                   "at the window's min); exit 1 where they differ");
   std::string derivation_point, evaluator = "fast";
   size_t derivation_lines = 5000;
   eval->add_option("--derivation", derivation_point,
