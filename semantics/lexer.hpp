@@ -272,6 +272,10 @@ class ParserCore {
   ParsedExpr primary();
   ParsedExpr access_or_var();  // an identifier, possibly followed by a label and [args]
   ParsedExpr buffer_geometry(const Token& input);  // img.dim(k).min() and the like, at the '.'
+  // `let t = e in body` (docs/syntax.md, "let"): t names e within body, which reads e
+  // wherever it reads t; `lets_` holds the names in scope, innermost last.
+  ParsedExpr let_expr();
+  std::vector<std::pair<std::string, ParsedExpr>> lets_;
   FuncLabel func_label();      // ^(stage, spec), the '^' already consumed
   ParsedExpr hole();
   ParsedExpr builtin(Op op);

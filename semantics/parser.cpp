@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -763,6 +764,8 @@ ParsedExpr ParserCore::access_or_var() {
   if (dialect_ == Dialect::Algorithm && enclosing_ && inline_reduction_kind(peek().text) && at("(", 1) &&
       at("rdom", 2))
     return inline_reduction();
+  if (dialect_ == Dialect::Algorithm && at_word("let") && peek(1).kind == TokenKind::Identifier && at("=", 2))
+    return let_expr();
   const Token& name = advance();
   if (at(".") && peek(1).kind == TokenKind::Identifier) return buffer_geometry(name);
   if (at("(")) fail(peek().loc, fmt::format("func accesses use brackets: write {}[...]", name.text));
@@ -778,7 +781,11 @@ ParsedExpr ParserCore::access_or_var() {
     label = func_label();
     if (!at("[")) fail_expected(fmt::format("'[' after the label of the access to {}", name.text));
   }
-  if (!at("[")) return ParsedExpr{make_var(resolve(std::string(name.text)), name.loc), 0};
+  if (!at("[")) {
+    for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
+      if (it->first == name.text) return it->second;
+    return ParsedExpr{make_var(resolve(std::string(name.text)), name.loc), 0};
+  }
   std::vector<ParsedExpr> args = expr_list(advance(), "]");
   return with_depth(make_call(std::string(name.text), exprs_of(args), name.loc, label), 1 + deepest(args),
                     name.loc);
@@ -824,6 +831,56 @@ ParsedExpr ParserCore::buffer_geometry(const Token& input) {
   if (field.text == "extent") return extent(k);
   return with_depth(make_op(Op::Sub, {make_op(Op::Add, {min, extent(k).expr}, loc), make_const(Value(1), loc)}, loc),
                     2, loc);
+}
+
+namespace {
+
+// The number of nodes of e written out as a tree, counting a shared node once per use
+// (what every evaluator walks), or more than `limit` once it exceeds it.
+uint64_t tree_size(const Expr& e, uint64_t limit, std::unordered_map<const ExprNode*, uint64_t>& memo) {
+  if (auto it = memo.find(e.get()); it != memo.end()) return it->second;
+  const std::vector<Expr>* parts = e->kind == ExprKind::Call ? &as<CallNode>(e).args
+                                   : e->kind == ExprKind::Op ? &as<OpNode>(e).args
+                                                             : nullptr;
+  uint64_t n = 1;
+  for (size_t k = 0; parts && k < parts->size() && n <= limit; ++k) n += tree_size((*parts)[k], limit, memo);
+  memo.emplace(e.get(), n);
+  return n;
+}
+
+constexpr uint64_t kMaxLetTreeNodes = 1'000'000;
+
+}  // namespace
+
+// let t = e in body: Halide's Let, and what a C++ user writes as `Expr t = e;` before
+// using t. The body reads e wherever it reads t, so every pass and evaluator sees the
+// expression it would see had the user written e there (a let changes no value: a func's
+// expressions have no effects, and an error value of an unused e is one no Halide
+// version computes either). Nested lets can make a tree exponentially larger than its
+// text; beyond a million nodes that is an error at the let.
+ParsedExpr ParserCore::let_expr() {
+  const Token& keyword = advance();
+  const Token& var = advance();
+  advance();  // =
+  ParsedExpr value;
+  {
+    Nest nest(*this, keyword.loc);
+    value = expr();
+  }
+  expect("in", fmt::format("after the value of 'let {}'", var.text));
+  lets_.emplace_back(std::string(var.text), value);
+  ParsedExpr body;
+  {
+    Nest nest(*this, keyword.loc);
+    body = expr();
+  }
+  lets_.pop_back();
+  std::unordered_map<const ExprNode*, uint64_t> memo;
+  if (tree_size(body.expr, kMaxLetTreeNodes, memo) > kMaxLetTreeNodes)
+    fail(keyword.loc, fmt::format("the lets here make an expression of more than {} nodes written out (each use "
+                                  "of '{}' is a copy of its value); use a func for a value read many times",
+                                  kMaxLetTreeNodes, var.text));
+  return with_depth(body.expr, body.depth + value.depth, keyword.loc);
 }
 
 // sum(rdom(r = (min, len), ...) in e), and product, maximum, minimum: Halide's inline
