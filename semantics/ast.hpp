@@ -271,6 +271,10 @@ struct LoopName {  // <func, specialization, stage, var>
   // `<f, *, i, v>`: the loop v of stage i in every specialization of f, which only
   // compute_at accepts (semantics decision 19: the producer is computed in each copy).
   static constexpr int64_t kEverySpec = -1;
+  // `compute_at(g, f, y)`: Halide's LoopLevel(f, y), which names no stage. The schedule's
+  // expansion (schedule_vocabulary.hpp) resolves it to the first stage of f with a loop y,
+  // where Halide computes g, in every specialization of f for compute_at.
+  static constexpr int64_t kAnyStage = -2;
   Name func;
   int64_t spec = 0;
   int64_t stage = 0;

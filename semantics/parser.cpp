@@ -504,6 +504,17 @@ void Parser::directive_arg(Directive& d, const DirectiveParam& param) {
   switch (param.arg) {
     case DirectiveArg::Func: d.func = name("a func name"); return;
     case DirectiveArg::Loop:
+      // Halide's LoopLevel(f, y) beside the loop name, where Halide writes one (ast.hpp, kAnyStage).
+      if ((d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt ||
+           d.kind == DirectiveKind::HoistStorage) &&
+          peek().kind == TokenKind::Identifier && at(",", 1) && peek(2).kind == TokenKind::Identifier && at(")", 3)) {
+        d.loop.loc = peek().loc;
+        d.loop.func = name("a func name");
+        advance();  // ,
+        d.loop.var = name("a loop variable name");
+        d.loop.stage = LoopName::kAnyStage;
+        return;
+      }
       d.loop = loop_name(/*every_spec=*/true);
       if (d.loop.spec == LoopName::kEverySpec && d.kind != DirectiveKind::ComputeAt)
         fail(d.loop.loc, fmt::format("{} names one loop: '*' (the loop in every specialization) is accepted only by "

@@ -241,6 +241,7 @@ std::string print_expr(const Expr& e) {
 }
 
 std::string print_loop_name(const LoopName& l) {
+  if (l.stage == LoopName::kAnyStage) return fmt::format("{}, {}", l.func.text, l.var.text);
   if (l.spec == LoopName::kEverySpec) return fmt::format("<{}, *, {}, {}>", l.func.text, l.stage, l.var.text);
   return fmt::format("<{}, {}, {}, {}>", l.func.text, l.spec, l.stage, l.var.text);
 }

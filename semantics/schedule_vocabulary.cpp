@@ -5,6 +5,7 @@
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -146,6 +147,7 @@ class Expander {
     // as, whichever comes first in the text.
     for (size_t k : placements) {
       Directive& d = out_[k];
+      if (d.loop.stage == LoopName::kAnyStage) resolve_loop_level(d);
       d.loop.var.text = alias(d.loop, d.loop.var.text);
       if (d.kind == DirectiveKind::ComputeWith) d.with.var.text = alias(d.with, d.with.var.text);
     }
@@ -166,6 +168,36 @@ class Expander {
   // The loops that keep the name of the loop they split (tile's 4-name form, vectorize,
   // unroll and parallel with a factor in Halide's mode): the name as written -> halo's loop.
   std::map<StageKey, std::map<std::string, std::string>> aliases_;
+
+  // compute_at(g, f, y) (LoopName::kAnyStage): Halide's LoopLevel(f, y) matches the loop y
+  // of any stage of f (Schedule.cpp, LoopLevel::match), and g is realized at the first such
+  // loop the lowered statement meets, the earliest stage's; for compute_at in every
+  // specialization of f (as an import writes it, docs/import.md).
+  void resolve_loop_level(Directive& d) {
+    const FuncDef* f = p_.find(d.loop.func.text);
+    if (!f) fail(file_, d.loop.loc, fmt::format("{}: there is no func '{}'", directive_name(d.kind), d.loop.func.text));
+    std::string written = print_directive(d);
+    std::vector<std::string> seen;
+    for (size_t s = 0; s < f->stage_count(); ++s) {
+      LoopName l{d.loop.func, 0, int64_t(s), d.loop.var, d.loop.loc};
+      std::string v = alias(l, d.loop.var.text);
+      auto* ls = model_.loops(l.func.text, 0, l.stage);
+      if (!ls) continue;
+      if (std::find(ls->begin(), ls->end(), v) == ls->end()) {
+        for (auto it = ls->rbegin(); it != ls->rend(); ++it) seen.push_back(fmt::format("<{}, 0, {}, {}>", f->name.text, s, *it));
+        continue;
+      }
+      if (d.kind == DirectiveKind::ComputeAt && model_.specializations(l.func.text) > 0) l.spec = LoopName::kEverySpec;
+      d.loop = l;
+      d.sugar = fmt::format("{} as written: Halide's LoopLevel({}, {}), the loop {} of the first stage of {} that has "
+                            "one (stage {})",
+                            written, f->name.text, l.var.text, l.var.text, f->name.text, s);
+      return;
+    }
+    fail(file_, d.loop.loc,
+         fmt::format("{}: no stage of {} has a loop '{}' (its loops, innermost first: {})", directive_name(d.kind),
+                     f->name.text, d.loop.var.text, seen.empty() ? "none" : fmt::format("{}", fmt::join(seen, ", "))));
+  }
 
   std::string alias(const LoopName& l, const std::string& v) const {
     auto st = aliases_.find(StageKey{l.func.text, l.spec, l.stage});

@@ -220,3 +220,43 @@ TEST_CASE("schedule halide: the effective schedule, printed and read back, means
     RC_ASSERT(print_tgt(schedule_pipeline(p)) == print_tgt(schedule_pipeline(q)));
   }));
 }
+
+TEST_CASE("compute_at(g, f, y): Halide's LoopLevel, the loop y of f's first stage that has one", "[halide-defaults]") {
+  const std::string updates = R"(pipeline out() {
+  fun g(x, y) = { x + y }
+  fun h(x, y) = { x * y }
+  fun out(x, y) = { g[x, y]; rdom(r = (0, 2)) in (x, y) <- out[x, y] + h[x + r, y] }
+}
+)";
+  // x after the 4-name tile is the tile's outer loop (x_o); r exists only in the update.
+  Program p = in_halide_mode(updates, "  tile(out, x, y, xi, yi, 2, 2);\n  compute_at(g, out, x);\n"
+                                      "  store_at(g, out, y);\n  compute_at(h, out, r);\n");
+  const Directive* g = find(p, DirectiveKind::ComputeAt, "g");
+  REQUIRE(g);
+  CHECK(print_loop_name(g->loop) == "<out, 0, 0, x_o>");
+  CHECK_THAT(g->sugar, Catch::Contains("compute_at(g, out, x) as written: Halide's LoopLevel(out, x)"));
+  const Directive* hc = find(p, DirectiveKind::ComputeAt, "h");
+  REQUIRE(hc);
+  CHECK(print_loop_name(hc->loop) == "<out, 0, 1, r>");
+  const Directive* gs = find(p, DirectiveKind::StoreAt, "g");
+  REQUIRE(gs);
+  CHECK(print_loop_name(gs->loop) == "<out, 0, 0, y_o>");  // stage 0 is the first with y
+  scheduled_oracle(p, resolve_input(p, {}));
+  CHECK(same_program(p, parse_program(print_program(p), "<printed>")));
+  // The same in the thesis's mode (storage stays at the root there) and with the stage named.
+  Program t = parse_valid(kChain + "schedule {\n  compute_at(h, out, y);\n}\nrealize () over (0, 11), (0, 7)\n");
+  REQUIRE(t.schedule->size() == 1);
+  CHECK(print_loop_name((*t.schedule)[0].loop) == "<out, 0, 0, y>");
+  // A specialized consumer: the producer is computed in every copy, as Halide does.
+  Program s = in_halide_mode(kChain, "  specialize(out, 1 < 2);\n  store_root(h);\n  compute_at(h, out, y);\n");
+  const Directive* sc = find(s, DirectiveKind::ComputeAt, "h");
+  REQUIRE(sc);
+  CHECK(print_loop_name(sc->loop) == "<out, *, 0, y>");
+  // No stage with that loop: located at the loop level, listing the loops there are.
+  std::string bad = kChain + "schedule halide {\n  compute_at(h, out, q);\n}\n";
+  require_error([](const std::string& src) { parse_valid(src); }, bad, "<test>", test::position_of(bad, "out, q"),
+                "no stage of out has a loop 'q' (its loops, innermost first: <out, 0, 0, x>, <out, 0, 0, y>)");
+  std::string none = kChain + "schedule halide {\n  compute_at(h, nope, y);\n}\n";
+  require_error([](const std::string& src) { parse_valid(src); }, none, "<test>", test::position_of(none, "nope"),
+                "there is no func 'nope'");
+}
