@@ -265,7 +265,7 @@ realize () over (0, 5), (0, 3)
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("eval --npy and --expect: every type's edges read back as written; a difference is located",
+TEST_CASE("eval --npy and --expect: every type's edges read back as written, and a difference is located",
           "[inputs][files]") {
   auto dir = std::filesystem::temp_directory_path() / fmt::format("halo_npy_{}", ::getpid());
   std::filesystem::create_directories(dir);
