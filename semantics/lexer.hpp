@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -276,6 +277,9 @@ class ParserCore {
   // wherever it reads t; `lets_` holds the names in scope, innermost last.
   ParsedExpr let_expr();
   std::vector<std::pair<std::string, ParsedExpr>> lets_;
+  // The values of lets that read no variable, func or input (literals and operators only):
+  // in a typed program they are Int(32), as Halide types `Expr c = 200;` (parser.cpp).
+  std::set<const ExprNode*> let_constants_;
   FuncLabel func_label();      // ^(stage, spec), the '^' already consumed
   ParsedExpr hole();
   ParsedExpr builtin(Op op);

@@ -89,6 +89,52 @@ class Parser : public ParserCore {
 
 }  // namespace
 
+namespace {
+
+// The number of nodes of e written out as a tree, counting a shared node once per use
+// (what every evaluator walks), or more than `limit` once it exceeds it.
+uint64_t tree_size(const Expr& e, uint64_t limit, std::unordered_map<const ExprNode*, uint64_t>& memo) {
+  if (auto it = memo.find(e.get()); it != memo.end()) return it->second;
+  const std::vector<Expr>* parts = e->kind == ExprKind::Call ? &as<CallNode>(e).args
+                                   : e->kind == ExprKind::Op ? &as<OpNode>(e).args
+                                                             : nullptr;
+  uint64_t n = 1;
+  for (size_t k = 0; parts && k < parts->size() && n <= limit; ++k) n += tree_size((*parts)[k], limit, memo);
+  memo.emplace(e.get(), n);
+  return n;
+}
+
+constexpr uint64_t kMaxLetTreeNodes = 1'000'000;
+
+// No variable, func or input read: only literals and operators.
+bool reads_nothing(const Expr& e) {
+  struct V : ExprVisitor {
+    bool reads = false;
+    void visit_var(const VarNode&) override { reads = true; }
+    void visit_call(const CallNode&) override { reads = true; }
+  } v;
+  v.visit(e);
+  return !v.reads;
+}
+
+// Wraps each let value of `values` in a cast to Int(32) wherever the body reads it.
+class TypeLetConstants : public ExprMutator {
+ public:
+  explicit TypeLetConstants(const std::set<const ExprNode*>& values) : values_(values) {}
+
+ protected:
+  Expr mutate_const(const Expr& e) override { return wrap(e, e); }
+  Expr mutate_op(const Expr& e) override { return values_.count(e.get()) ? wrap(e, e) : ExprMutator::mutate_op(e); }
+
+ private:
+  Expr wrap(const Expr& e, const Expr& inner) const {
+    return values_.count(e.get()) ? make_cast(Type::int_(32), inner, e->loc) : inner;
+  }
+  const std::set<const ExprNode*>& values_;
+};
+
+}  // namespace
+
 // ---------------------------------------------------------------- sections
 Program Parser::program() {
   Program p;
@@ -98,6 +144,20 @@ Program Parser::program() {
   sections(p);
   // Writing any of Halide's types makes the whole program typed (docs/types.md).
   p.pipeline.typed = saw_types_;
+  // A let naming literals alone: Halide's `Expr c = 200;` is an Int(32) whatever reads it,
+  // which a typed program says with the cast (printed, so the printout means the same).
+  if (saw_types_ && !let_constants_.empty()) {
+    TypeLetConstants typed(let_constants_);
+    for (FuncDef& f : p.pipeline.funcs) {
+      f.pure = typed.mutate(f.pure);
+      for (UpdateStage& u : f.updates) {
+        for (Expr& e : u.lhs) e = typed.mutate(e);
+        u.value = typed.mutate(u.value);
+        if (u.predicate) u.predicate = typed.mutate(u.predicate);
+        for (RVar& r : u.rdom) r.min = typed.mutate(r.min), r.len = typed.mutate(r.len);
+      }
+    }
+  }
   type_program(p);
   return p;
 }
@@ -844,24 +904,6 @@ ParsedExpr ParserCore::buffer_geometry(const Token& input) {
                     2, loc);
 }
 
-namespace {
-
-// The number of nodes of e written out as a tree, counting a shared node once per use
-// (what every evaluator walks), or more than `limit` once it exceeds it.
-uint64_t tree_size(const Expr& e, uint64_t limit, std::unordered_map<const ExprNode*, uint64_t>& memo) {
-  if (auto it = memo.find(e.get()); it != memo.end()) return it->second;
-  const std::vector<Expr>* parts = e->kind == ExprKind::Call ? &as<CallNode>(e).args
-                                   : e->kind == ExprKind::Op ? &as<OpNode>(e).args
-                                                             : nullptr;
-  uint64_t n = 1;
-  for (size_t k = 0; parts && k < parts->size() && n <= limit; ++k) n += tree_size((*parts)[k], limit, memo);
-  memo.emplace(e.get(), n);
-  return n;
-}
-
-constexpr uint64_t kMaxLetTreeNodes = 1'000'000;
-
-}  // namespace
 
 // let t = e in body: Halide's Let, and what a C++ user writes as `Expr t = e;` before
 // using t. The body reads e wherever it reads t, so every pass and evaluator sees the
@@ -879,6 +921,7 @@ ParsedExpr ParserCore::let_expr() {
     value = expr();
   }
   expect("in", fmt::format("after the value of 'let {}'", var.text));
+  if (reads_nothing(value.expr)) let_constants_.insert(value.expr.get());
   lets_.emplace_back(std::string(var.text), value);
   ParsedExpr body;
   {

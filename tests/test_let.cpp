@@ -53,7 +53,7 @@ realize ({4}) over (0, {5}), (0, {5}))",
   }
 }
 
-TEST_CASE("let: scopes, shadowing, literals typed where they are read, and the size limit", "[let][parser]") {
+TEST_CASE("let: scopes, shadowing, a let of literals is Int(32) as in Halide, and the size limit", "[let][parser]") {
   // The inner let shadows the outer; a let may rebind a func's variable, its value reading
   // the variable it shadows; lets nest inside operands and other lets' values.
   OutputBuffer out = eval_text(R"(pipeline out() {
@@ -67,17 +67,27 @@ realize () over (-2, 4))");
   // The body reads the value itself: the program prints written out.
   Program p = test::parse_valid(R"(pipeline out() {
   fun g(x) : u8 = { u8(x) }
-  fun out(x) : u8 = { let d = g[x] in d * d + let c = 200 in c + d }
+  fun out(x) : u8 = { let d = g[x] in d * d + let e = d + 1 in e }
 }
 realize () over (0, 4))");
-  CHECK_THAT(print_program(p), Catch::Contains("g[x] * g[x] + (200 + g[x])"));
-  // A bare literal is typed where it is read (here u8 beside d), as if written there.
+  CHECK_THAT(print_program(p), Catch::Contains("g[x] * g[x] + (g[x] + 1)"));
   CHECK(p.pipeline.output().type == Type::uint(8));
-  test::require_error([](const std::string& s) { test::parse_valid(s); }, R"(pipeline out() {
-  fun out(x) : i8 = { let c = 200 in i8(x) + c }
+  // A let of literals alone is Int(32) wherever it is read, as Halide types `Expr c = 200;`
+  // (so u8(x) + c does not wrap), where the literal written in place takes u8's type.
+  Program lit = test::parse_valid(R"(pipeline out() {
+  fun out(x) = { let c = 200 in u8(x) + c }
 }
-realize () over (0, 4))",
-                      "<test>", "2:31", "the integer constant 200");
+realize () over (98, 3))");
+  CHECK(lit.pipeline.output().type == Type::int_(32));
+  CHECK_THAT(print_program(lit), Catch::Contains("u8(x) + i32(200)"));
+  OutputBuffer wide = evaluate_fast(lit.pipeline, resolve_input(lit, {}), Limits{});
+  CHECK(wide.values == std::vector<Value>{Value(298), Value(299), Value(300)});
+  Program in_place = test::parse_valid("pipeline out() {\n  fun out(x) = { u8(x) + 200 }\n}\nrealize () over (98, 3)\n");
+  CHECK(in_place.pipeline.output().type == Type::uint(8));
+  // In a program without types nothing is cast: the value stays in ℤ.
+  Program z = test::parse_valid("pipeline out() {\n  fun out(x) = { let c = 2 * 1099511627776 in x + c }\n}\nrealize () over (0, 1)\n");
+  CHECK_FALSE(z.pipeline.typed);
+  CHECK(evaluate_fast(z.pipeline, resolve_input(z, {}), Limits{}).values[0] == Value(int64_t{2199023255552}));
   // The name ends with the body.
   test::require_error([](const std::string& s) { check_program(parse_program(s, "<test>")); }, R"(pipeline out() {
   fun out(x) = { (let t = 1 in t) + t }
