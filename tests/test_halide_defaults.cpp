@@ -5,14 +5,19 @@
 // halide-mode program's effective schedule, printed and read back, means the same.
 #include "candidates/halide/emit_cpp.hpp"
 #include "candidates/halide/plan.hpp"
+#include "candidates/halide/versions.hpp"
 #include "interp/fast_eval.hpp"
 #include "interp/input.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
+#include "semantics/lexer.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/schedule_vocabulary.hpp"
 #include "semantics/tgt_printer.hpp"
+#include "cli_support.hpp"
 #include "support.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>
@@ -259,4 +264,19 @@ TEST_CASE("compute_at(g, f, y): Halide's LoopLevel, the loop y of f's first stag
   std::string none = kChain + "schedule halide {\n  compute_at(h, nope, y);\n}\n";
   require_error([](const std::string& src) { parse_valid(src); }, none, "<test>", test::position_of(none, "nope"),
                 "there is no func 'nope'");
+}
+
+TEST_CASE("a Halide program as written: input, boundary condition, let, defaults, LoopLevels, on every Halide",
+          "[halide-defaults][halide][cli]") {
+  std::string file = std::string(HALO_SOURCE_DIR) + "/examples/halide/as_written_sharpen.halo";
+  Program p = parse_program(read_source_file(file), file);
+  check_program(p);
+  CHECK(print_loop_name(find(p, DirectiveKind::ComputeAt, "blur_x")->loop) == "<sharpen, 0, 0, x_o>");
+  test::CliResult r = test::run_halo({"oracle", file, "--target", "halide@all", "--json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["verdict"] == "holds");
+  REQUIRE(j["matrix"].size() == halide::installed_halide_versions().size());
+  for (const auto& row : j["matrix"]) CHECK(row["outcome"] == "pass");
 }
