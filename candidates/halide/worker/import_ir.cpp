@@ -374,10 +374,14 @@ std::string stage_where(const std::string& f, size_t stage, int64_t spec = 0) {
 
 struct StageLoops {
   std::map<std::string, std::string> name;  // Halide's loop name -> halo's, after every split
-  // halo's name of the loop a LoopLevel names: Halide matches "x.xo" by its last part.
+  std::set<std::string> final;              // Halide's names of the loops the stage ends with
+  // halo's name of the loop a LoopLevel names: Halide matches a loop of the stage as lowered
+  // ("x.xo") by its last part (Schedule.cpp, LoopLevel::match), so a variable split into an
+  // outer loop of its own name (tile(x, y, xi, yi, ...): "x.x") names that outer loop.
   std::optional<std::string> find(const std::string& var) const {
     for (const auto& [h, n] : name)
-      if (h == var || (h.size() > var.size() && h.compare(h.size() - var.size() - 1, std::string::npos, "." + var) == 0))
+      if ((final.empty() || final.count(h)) &&
+          (h == var || (h.size() > var.size() && h.compare(h.size() - var.size() - 1, std::string::npos, "." + var) == 0)))
         return n;
     return std::nullopt;
   }
@@ -482,6 +486,7 @@ void schedule_stage(Importer& im, const FuncDef& f, const StageAt& at, const HI:
   std::vector<std::string> traversals;
   for (const HI::Dim& d : s.dims()) {
     if (d.var == Halide::Var::outermost().name()) continue;
+    loops.final.insert(d.var);
     std::string v = halo_of(d.var);
     order.push_back(v);
     if (d.for_type == HI::ForType::GPUBlock || d.for_type == HI::ForType::GPUThread || d.for_type == HI::ForType::GPULane)
