@@ -1,4 +1,4 @@
-// The sum of each row of a uint8 image, the reduction split and factored (rfactor) into partial sums.
+// The sum of each row of a uint8 image, the reduction split and factored (rfactor) into partial sums computed in parallel.
 #include "halo_check.h"
 
 using namespace Halide;
@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   RVar rxo("rxo"), rxi("rxi");
   row_sum.update().split(r.x, rxo, rxi, 8);
   Func partial = row_sum.update().rfactor(rxo, u);
-  partial.compute_root();
+  partial.compute_root().vectorize(u, 2);
+  partial.update().parallel(u);
 
   Buffer<uint8_t> photo = halo_check::test_image(32, 10, 6);
   input.set(photo);
