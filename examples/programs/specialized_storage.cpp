@@ -1,0 +1,22 @@
+// A separable blur whose rows are vectorized only on wide images, its horizontal pass computed per row of each specialization.
+// halo-refuses: storage at the loop blur.y of every specialization
+#include "halo_check.h"
+
+using namespace Halide;
+
+int main(int argc, char** argv) {
+  ImageParam input(UInt(8), 2, "input");
+  Var x("x"), y("y");
+  Func clamped = BoundaryConditions::repeat_edge(input);
+  Func blur_x("blur_x"), blur("blur");
+  blur_x(x, y) = cast<uint16_t>(clamped(x - 1, y)) + clamped(x, y) + clamped(x + 1, y);
+  blur(x, y) = cast<uint8_t>((blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 9);
+
+  blur.specialize(input.width() >= 16).vectorize(x, 8);
+  blur_x.compute_at(blur, y);
+
+  Buffer<uint8_t> photo = halo_check::test_image(24, 8, 16);
+  input.set(photo);
+  Buffer<uint8_t> out = blur.realize({24, 8});
+  return halo_check::save(argv[1], "specialized_storage", blur, out, {halo_check::input("input", photo)});
+}
