@@ -77,6 +77,15 @@ f[x] = h[x] * 2
 f.split(x, xo, xi, 2).vectorize(xi)
 save("accept_histogram", f)
 
+# A func computed at the output's rows and read by an inlined func (the output reads it
+# through that func): imported with the compute_inline first, where halo's dominance holds.
+g, h, f = hl.Func("produced"), hl.Func("through"), hl.Func("inline_reader_out")
+g[x, y] = x + y
+h[x, y] = g[x, y] * 2
+f[x, y] = h[x, y] + h[x + 1, y]
+g.compute_at(f, y)
+save("accept_inline_reader", f)
+
 # Every boundary condition on an input with the input's bounds: imported as such.
 img = hl.ImageParam(hl.UInt(8), 2, "img")
 bc = hl.BoundaryConditions

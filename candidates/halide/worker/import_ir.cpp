@@ -752,7 +752,12 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
       refuse(cw.where, "compute_with a specialized func's stage");
     sched.push_back(fmt::format("compute_with({}, {})", cw.at.loop(*n), with));
   }
-  // Placed after every compute_inline, the reads of an inlined func being its readers'.
+  // Every compute_inline comes first: halo applies placements in the order written, and a
+  // func computed at a loop of the consumer of an inlined func that reads it (g.compute_at(f,
+  // y) with h(x, y) = g(x, y) inlined into f) is read there only once h is inlined.
+  const size_t placements_begin = sched.size();
+  size_t inlines = 0;
+  // Placed last, for the same reason: a read through an inlined func is its reader's.
   std::vector<std::string> around_stores;
   for (size_t i = 0; i + 1 < order.size(); ++i) {
     const HI::Function& fn = env.at(order[i]);
@@ -773,7 +778,7 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
         fs.memory_type() != Halide::MemoryType::Stack && fs.memory_type() != Halide::MemoryType::Register)
       refuse(where, "the memory type " + str(fs.memory_type()));
     if (compute.is_inlined() && fn.updates().empty()) {
-      sched.push_back(fmt::format("compute_inline({})", g));
+      sched.insert(sched.begin() + std::ptrdiff_t(placements_begin + inlines++), fmt::format("compute_inline({})", g));
       continue;
     }
     if (compute.is_inlined()) {
