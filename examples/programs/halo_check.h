@@ -9,7 +9,8 @@
 // check.sh then runs `halo eval NAME.hlpipe $(cat NAME.args) --expect NAME.out.npy` and
 // `halo oracle ... --target halide@all`. The .npy files are in NumPy's C order: axis k is
 // Halide dimension n-1-k (a[y, x]), which is how halo reads them; halo's .npy inputs have
-// their mins at 0, so the programs keep their buffers' mins at 0.
+// their mins at 0, so the programs keep their inputs' mins at 0 (the output's min is its
+// --window's, and `--expect` reads the array from there).
 #pragma once
 
 #include <Halide.h>
@@ -48,19 +49,17 @@ namespace detail {
   std::exit(1);
 }
 
-// The buffer's values in C order (the last Halide dimension first), written as .npy.
+// The buffer's values in C order (the last Halide dimension first), written as .npy; the
+// array's first point is the buffer's min.
 template <typename T>
 void dump_typed(const std::string& path, Halide::Buffer<T> buffer) {
   const int n = buffer.dimensions();
   std::vector<std::size_t> shape(n);
-  for (int d = 0; d < n; ++d) {
-    if (buffer.dim(d).min() != 0) fail(path + ": a buffer whose min is not 0 (halo's .npy inputs start at 0)");
-    shape[n - 1 - d] = static_cast<std::size_t>(buffer.dim(d).extent());
-  }
+  for (int d = 0; d < n; ++d) shape[n - 1 - d] = static_cast<std::size_t>(buffer.dim(d).extent());
   std::vector<T> values(buffer.number_of_elements());
   buffer.for_each_element([&](const int* pos) {
     std::size_t index = 0;
-    for (int d = n - 1; d >= 0; --d) index = index * buffer.dim(d).extent() + pos[d];
+    for (int d = n - 1; d >= 0; --d) index = index * buffer.dim(d).extent() + (pos[d] - buffer.dim(d).min());
     values[index] = buffer(pos);
   });
   xt::dump_npy(path, xt::adapt(values.data(), values.size(), xt::no_ownership(), shape));
@@ -94,6 +93,8 @@ inline void save(const std::string& dir, const std::string& name, const Halide::
     args << "--window " << output.dim(d).min() << "," << output.dim(d).extent() << "\n";
   for (const Input& input : inputs) {
     const std::string path = base + "." + input.name + ".npy";
+    for (int d = 0; d < input.buffer.dimensions(); ++d)
+      if (input.buffer.dim(d).min() != 0) detail::fail(path + ": an input whose min is not 0 (halo's .npy inputs start at 0)");
     detail::dump_npy(path, input.buffer);
     args << "--input " << input.name << "=" << path << "\n";
   }
