@@ -200,6 +200,46 @@ TEST_CASE("import: Halide's boundary conditions on an input", "[import][halide]"
   CHECK_THAT(r.out, Catch::Contains("verdict: holds"));
 }
 
+TEST_CASE("import: a func with updates left inline is computed around the stores of the stage that reads it",
+          "[import][halide]") {
+  if (!have_version(21)) return;
+  // What an inline sum() or maximum() makes: Halide cannot inline it and realizes it inside
+  // the innermost loop of its one reader (here through an inlined func), as halo's
+  // `schedule halide` defaults say. Before, import refused it.
+  std::string file = fixture("accept_inline_update.hlpipe");
+  Program p = parse_valid(halide::import_hlpipe(file, {}), file);
+  REQUIRE(p.schedule);
+  std::vector<std::string> directives;
+  for (const Directive& d : *p.schedule) directives.push_back(print_directive(d));
+  CHECK(directives == std::vector<std::string>{"split(<inline_reduction_out, 0, 0, x>, xo, xi, 4, shift)",
+                                               "compute_inline(partial_plus)",
+                                               "compute_at(partial, <inline_reduction_out, 0, 0, xi>)",
+                                               "store_at(partial, <inline_reduction_out, 0, 0, xi>)"});
+  auto r = run_halo({"oracle", file, "--target", "halide@21"});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("verdict: holds"));
+}
+
+TEST_CASE("import: compute_inline comes before a placement at the loop of an inlined func's reader",
+          "[import][halide]") {
+  if (!have_version(21)) return;
+  // produced.compute_at(out, y) where out reads produced through `through`, which Halide
+  // inlines: `through` comes after `produced` in realization order, and written in that
+  // order halo's dominance check (applied in the written order) refused the import's own
+  // schedule.
+  std::string file = fixture("accept_inline_reader.hlpipe");
+  Program p = parse_valid(halide::import_hlpipe(file, {}), file);
+  REQUIRE(p.schedule);
+  std::vector<std::string> directives;
+  for (const Directive& d : *p.schedule) directives.push_back(print_directive(d));
+  CHECK(directives == std::vector<std::string>{"compute_inline(through)",
+                                               "compute_at(produced, <inline_reader_out, 0, 0, y>)",
+                                               "store_at(produced, <inline_reader_out, 0, 0, y>)"});
+  auto r = run_halo({"oracle", file, "--target", "halide@21"});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("verdict: holds"));
+}
+
 // `file` translated to Halide as the oracle does, serialized by Halide `v` (its worker's
 // --serialize) and imported back with the program's own realization.
 Program round_trip(const halide::HalideVersion& v, const std::string& file, const Program& orig, const WorkDir& dir) {

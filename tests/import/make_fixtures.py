@@ -36,12 +36,24 @@ e.define_extern("my_extern_stage", [], hl.Int(32), 1)
 f[x] = e[x] + 1
 save("refuse_extern", f)
 
-# A func with an update stage left inline (Halide computes it where it is used).
+# A func with an update stage left inline, read by two stages (Halide computes it around
+# the stores of each, which one compute_at cannot say).
 u, f = hl.Func("acc"), hl.Func("inline_update_out")
 u[x] = x
 u[x] += 1
 f[x] = u[x] * 2
+f[x] += u[x]
 save("refuse_inline_update", f)
+
+# A func with an update stage left inline (as an inline sum() makes), read by one stage
+# through an inlined func: imported computed at that stage's innermost loop, as Halide does.
+u, g, f = hl.Func("partial"), hl.Func("partial_plus"), hl.Func("inline_reduction_out")
+u[x] = x
+u[x] += 1
+g[x] = u[x] + 1
+f[x] = g[x] * 2
+f.split(x, xo, xi, 4)
+save("accept_inline_update", f)
 
 # Specializations that differ between a func's stages.
 p = hl.Param(hl.Int(32), "p")
@@ -64,6 +76,15 @@ f = hl.Func("hist_out")
 f[x] = h[x] * 2
 f.split(x, xo, xi, 2).vectorize(xi)
 save("accept_histogram", f)
+
+# A func computed at the output's rows and read by an inlined func (the output reads it
+# through that func): imported with the compute_inline first, where halo's dominance holds.
+g, h, f = hl.Func("produced"), hl.Func("through"), hl.Func("inline_reader_out")
+g[x, y] = x + y
+h[x, y] = g[x, y] * 2
+f[x, y] = h[x, y] + h[x + 1, y]
+g.compute_at(f, y)
+save("accept_inline_reader", f)
 
 # Every boundary condition on an input with the input's bounds: imported as such.
 img = hl.ImageParam(hl.UInt(8), 2, "img")

@@ -277,16 +277,50 @@ struct Importer {
   }
 };
 
+// The funcs a definition calls (its values, arguments, predicate, RDom and specializations).
+struct DirectCalls : HI::IRGraphVisitor {
+  std::set<std::string> funcs;
+  using HI::IRGraphVisitor::visit;
+  void visit(const HI::Call* c) override {
+    if (c->call_type == HI::Call::Halide) funcs.insert(c->name);
+    HI::IRGraphVisitor::visit(c);
+  }
+};
+
+// Whether Halide inlines f: no compute level, and inlinable (one pure stage, not
+// specialized: Function::can_be_inlined).
+bool halide_inlines(const HI::Function& f) {
+  Halide::LoopLevel level = f.schedule().compute_level();
+  level.lock();
+  return level.is_inlined() && f.can_be_inlined();
+}
+
+// The funcs a stage reads: those it calls, and through each func Halide inlines, theirs.
+std::set<std::string> funcs_read(const HI::Definition& stage, const std::map<std::string, HI::Function>& env) {
+  DirectCalls calls;
+  stage.accept(&calls);
+  std::vector<std::string> todo(calls.funcs.begin(), calls.funcs.end());
+  std::set<std::string> read;
+  while (!todo.empty()) {
+    std::string g = todo.back();
+    todo.pop_back();
+    if (!read.insert(g).second) continue;
+    auto it = env.find(g);
+    if (it == env.end() || !halide_inlines(it->second)) continue;
+    DirectCalls through;
+    it->second.definition().accept(&through);
+    todo.insert(todo.end(), through.funcs.begin(), through.funcs.end());
+  }
+  return read;
+}
+
 // The inlined identities among the funcs (Importer::aliases), each resolved to the func or
 // input it finally reads; never the output, whose values are the pipeline's.
 std::map<std::string, Importer::Alias> find_aliases(const std::map<std::string, HI::Function>& env,
                                                     const std::string& output) {
   std::map<std::string, Importer::Alias> direct;
   for (const auto& [name, fn] : env) {
-    if (name == output || !fn.updates().empty() || fn.outputs() != 1 || fn.has_extern_definition()) continue;
-    Halide::LoopLevel level = fn.schedule().compute_level();
-    level.lock();
-    if (!level.is_inlined() || !fn.definition().specializations().empty()) continue;
+    if (name == output || fn.outputs() != 1 || !halide_inlines(fn)) continue;
     const auto* c = fn.definition().values()[0].as<HI::Call>();
     if (!c || c->args.size() != fn.args().size() || c->value_index != 0 || c->type != fn.output_types()[0]) continue;
     bool identity = c->call_type == HI::Call::Halide || (c->call_type == HI::Call::Image && c->param.defined());
@@ -723,6 +757,13 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
       refuse(cw.where, "compute_with a specialized func's stage");
     sched.push_back(fmt::format("compute_with({}, {})", cw.at.loop(*n), with));
   }
+  // Every compute_inline comes first: halo applies placements in the order written, and a
+  // func computed at a loop of the consumer of an inlined func that reads it (g.compute_at(f,
+  // y) with h(x, y) = g(x, y) inlined into f) is read there only once h is inlined.
+  const size_t placements_begin = sched.size();
+  size_t inlines = 0;
+  // Placed last, for the same reason: a read through an inlined func is its reader's.
+  std::vector<std::string> around_stores;
   for (size_t i = 0; i + 1 < order.size(); ++i) {
     const HI::Function& fn = env.at(order[i]);
     const std::string& g = p.funcs[i].name.text;
@@ -741,11 +782,42 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
     if (fs.memory_type() != Halide::MemoryType::Auto && fs.memory_type() != Halide::MemoryType::Heap &&
         fs.memory_type() != Halide::MemoryType::Stack && fs.memory_type() != Halide::MemoryType::Register)
       refuse(where, "the memory type " + str(fs.memory_type()));
+    if (compute.is_inlined() && fn.updates().empty()) {
+      sched.insert(sched.begin() + std::ptrdiff_t(placements_begin + inlines++), fmt::format("compute_inline({})", g));
+      continue;
+    }
     if (compute.is_inlined()) {
-      if (!fn.updates().empty())
-        refuse(where, "a func with update stages and no compute level (Halide computes it where it is used; "
-                      "schedule it with compute_root or compute_at)");
-      sched.push_back(fmt::format("compute_inline({})", g));
+      // Halide cannot inline a func with updates (an inline reduction's sum, maximum, ...):
+      // it realizes it around each store of the stage that reads it (ScheduleFunctions.cpp,
+      // inline_to_provide), inside that stage's innermost loop, as halo's `schedule halide`
+      // defaults do (docs/halide-users.md). One compute_at says it when one stage reads it.
+      std::vector<std::pair<size_t, size_t>> readers;  // (func in order, stage)
+      for (size_t k = 0; k < order.size(); ++k) {
+        const HI::Function& r = env.at(order[k]);
+        // What an inlined func reads, its readers read (Halide never inlines the output, the last).
+        if (k == i || (k + 1 < order.size() && halide_inlines(r))) continue;
+        if (funcs_read(r.definition(), env).count(order[i])) readers.emplace_back(k, 0);
+        for (size_t u = 0; u < r.updates().size(); ++u)
+          if (funcs_read(r.updates()[u], env).count(order[i])) readers.emplace_back(k, u + 1);
+      }
+      const std::string no_level = "a func with update stages and no compute level (Halide computes it where it is used";
+      if (readers.size() != 1)
+        refuse(where, fmt::format("{}, in each of the {} stages that read it, which one compute_at cannot say; "
+                                  "schedule it with compute_root or compute_at)", no_level, readers.size()));
+      auto [k, stage] = readers[0];
+      const auto& reader_loops = loops.at(order[k]);
+      if (reader_loops.size() > 1)
+        refuse(where, fmt::format("{}, in each specialization of '{}', which one compute_at cannot say; schedule it "
+                                  "with compute_root or compute_at)", no_level, p.funcs[k].name.text));
+      const HI::Function& r = env.at(order[k]);
+      const auto& dims = (stage == 0 ? r.definition() : r.updates()[stage - 1]).schedule().dims();
+      if (dims.size() < 2) continue;  // only Halide's __outermost: no loop, so at the root, where halo computes it
+      auto innermost = reader_loops[0][stage].find(dims[0].var);
+      if (!innermost) refuse(where, fmt::format("{}, in the loop {}, which is not a loop of '{}')", no_level,
+                                                dims[0].var, p.funcs[k].name.text));
+      std::string at = fmt::format("<{}, 0, {}, {}>", p.funcs[k].name.text, stage, *innermost);
+      around_stores.push_back(fmt::format("compute_at({}, {})", g, at));
+      around_stores.push_back(fmt::format("store_at({}, {})", g, at));
       continue;
     }
     if (compute.is_root()) {
@@ -773,6 +845,7 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
     }
     if (fs.async()) sched.push_back(fmt::format("async({})", g));
   }
+  sched.insert(sched.end(), around_stores.begin(), around_stores.end());
   for (size_t i = 0; i < order.size(); ++i) {
     const HI::FuncSchedule& fs = env.at(order[i]).schedule();
     const std::string& g = p.funcs[i].name.text;
