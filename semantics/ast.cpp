@@ -351,6 +351,7 @@ bool same_program(const Program& a, const Program& b) {
       return false;
   if (a.schedule.has_value() != b.schedule.has_value()) return false;
   if (a.schedule_mode != b.schedule_mode) return false;
+  if (a.halide_roots != b.halide_roots) return false;
   if (a.schedule) {
     if (a.schedule->size() != b.schedule->size()) return false;
     for (size_t i = 0; i < a.schedule->size(); ++i)

@@ -399,6 +399,11 @@ struct Program {
   ScheduleMode schedule_mode = ScheduleMode::Thesis;
   Pipeline pipeline;
   std::optional<std::vector<Directive>> schedule;
+  // `schedule halide { }`: the funcs the writer placed at the root with Halide's
+  // compute_root(f) / store_root(f) ("compute_root", f), in written order. Fig. 2.11 has no
+  // directive for them (the formal default is the root), but in Halide's mode they keep a
+  // func from being inlined, so the printed program says them again.
+  std::vector<std::pair<std::string, std::string>> halide_roots;
   std::optional<Realization> realize;
 };
 

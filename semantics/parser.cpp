@@ -433,6 +433,10 @@ std::vector<Directive> Parser::schedule(Program& prog) {
     if (at_end()) unclosed(open, "schedule");
     fail_expected("';' after the directive");
   }
+  if (prog.schedule_mode == ScheduleMode::Halide)
+    for (const ScheduleItem& it : items)
+      if (const auto* c = std::get_if<VocabularyCall>(&it); c && (c->word == "compute_root" || c->word == "store_root"))
+        prog.halide_roots.emplace_back(c->word, c->func.text);
   return expand_schedule(prog.pipeline, items, file_, prog.schedule_mode);
 }
 

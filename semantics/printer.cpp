@@ -201,8 +201,10 @@ std::string print_pipeline(const Pipeline& p) {
 
 // Halide's mode says so; a directive halo added as Halide's default says why in a comment
 // (which the parser skips: the directive is then written, and means the same).
-std::string print_schedule(const std::vector<Directive>& ds, ScheduleMode mode) {
-  std::string out = mode == ScheduleMode::Halide ? "schedule halide {\n" : "schedule {\n";
+std::string print_schedule(const Program& p) {
+  const std::vector<Directive>& ds = *p.schedule;
+  std::string out = p.schedule_mode == ScheduleMode::Halide ? "schedule halide {\n" : "schedule {\n";
+  for (const auto& [word, func] : p.halide_roots) out += fmt::format("  {}({});\n", word, func);
   for (const auto& d : ds) {
     out += fmt::format("  {};", print_directive(d));
     if (!d.default_note.empty()) out += "  # " + d.default_note;
@@ -270,7 +272,7 @@ std::string print_effective_schedule(const Program& p) {
   if (p.schedule_mode != ScheduleMode::Halide || !p.schedule) return "";
   std::string out = "# the effective schedule: what `schedule halide` means, Halide's defaults added and marked, in "
                     "the order halo applies it\n";
-  std::string text = print_schedule(*p.schedule, p.schedule_mode);
+  std::string text = print_schedule(p);
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
     out += "#   " + text.substr(at, end - at) + "\n";
@@ -281,7 +283,7 @@ std::string print_effective_schedule(const Program& p) {
 
 std::string print_program(const Program& p) {
   std::string out = print_pipeline(p.pipeline);
-  if (p.schedule) out += "\n" + print_schedule(*p.schedule, p.schedule_mode);
+  if (p.schedule) out += "\n" + print_schedule(p);
   if (p.realize) out += "\n" + print_realization(*p.realize);
   return out;
 }

@@ -17,7 +17,12 @@
 #include "cli_support.hpp"
 #include "support.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <rapidcheck.h>
@@ -279,4 +284,38 @@ TEST_CASE("a Halide program as written: input, boundary condition, let, defaults
   CHECK(j["verdict"] == "holds");
   REQUIRE(j["matrix"].size() == halide::installed_halide_versions().size());
   for (const auto& row : j["matrix"]) CHECK(row["outcome"] == "pass");
+}
+
+TEST_CASE("schedule halide: compute_root and store_root as written travel with the printed program",
+          "[halide-defaults][halide][cli]") {
+  // The Halide worker reads the printed program: a compute_root it dropped would be Halide's
+  // default, inlining (a split g then an error, an unsplit one silently inlined).
+  for (const char* schedule : {"  split(<g, 0, 0, x>, x_1, v0, 4, shift);\n  compute_root(g);\n",
+                               "  compute_root(g);\n", "  store_root(h);\n  compute_at(h, <out, 0, 0, y>);\n"}) {
+    CAPTURE(schedule);
+    Program p = in_halide_mode(kChain, schedule);
+    std::string text = print_program(p);
+    Program again = parse_program(text, "<printed>");
+    CHECK(same_program(again, p));
+    CHECK((find(again, DirectiveKind::ComputeInline, "g") == nullptr) == (find(p, DirectiveKind::ComputeInline, "g") == nullptr));
+    std::string cpp = cpp_of(again);
+    INFO(cpp);
+    if (std::string(schedule).find("compute_root(g)") != std::string::npos) {
+      CHECK_THAT(text, Catch::Contains("compute_root(g);"));
+      CHECK_THAT(cpp, Catch::Contains("f_g.compute_root()"));
+    } else {
+      CHECK_THAT(cpp, Catch::Contains("f_h.store_root()"));
+    }
+  }
+  // End to end: Halide computes g at the root (it loads g), never inlines it.
+  std::string file = (std::filesystem::temp_directory_path() / fmt::format("halo_roots_{}.halo", ::getpid())).string();
+  std::ofstream(file) << kChain << "schedule halide {\n  split(<g, 0, 0, x>, x_1, v0, 4, shift);\n  compute_root(g);\n}\n"
+                      << "realize () over (0, 11), (0, 7)\n";
+  test::CliResult r = test::run_halo({"oracle", file, "--target", "halide", "--json"});
+  std::filesystem::remove(file);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["verdict"] == "holds");
+  CHECK_THAT(r.out, !Catch::Contains("\"loads\":0"));
 }
