@@ -123,13 +123,11 @@ class TypeLetConstants : public ExprMutator {
   explicit TypeLetConstants(const std::set<const ExprNode*>& values) : values_(values) {}
 
  protected:
-  Expr mutate_const(const Expr& e) override { return wrap(e, e); }
-  Expr mutate_op(const Expr& e) override { return values_.count(e.get()) ? wrap(e, e) : ExprMutator::mutate_op(e); }
+  Expr mutate_const(const Expr& e) override { return values_.count(e.get()) ? cast(e) : e; }
+  Expr mutate_op(const Expr& e) override { return values_.count(e.get()) ? cast(e) : ExprMutator::mutate_op(e); }
 
  private:
-  Expr wrap(const Expr& e, const Expr& inner) const {
-    return values_.count(e.get()) ? make_cast(Type::int_(32), inner, e->loc) : inner;
-  }
+  static Expr cast(const Expr& e) { return make_cast(Type::int_(32), e, e->loc); }
   const std::set<const ExprNode*>& values_;
 };
 

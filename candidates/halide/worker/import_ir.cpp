@@ -827,15 +827,14 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
       if (store.is_root()) sched.push_back(fmt::format("store_root({})", g));
       sched.push_back(fmt::format("compute_at({}, {})", g, at));
       if (!store.is_root()) {
-        std::string in = level_ref(store, where);
         // A LoopLevel in a specialized func names its loop in every specialization; halo's
         // store_at names one allocation site, so storage per specialization has no form yet
         // (each copy would need allocation holes of its own: docs/import.md).
-        if (in.find(", *, ") != std::string::npos)
+        if (auto fit = loops.find(store.func()); fit != loops.end() && fit->second.size() > 1)
           refuse(where, fmt::format("storage at the loop {}.{} of every specialization of '{}' (store_at with '*': "
                                     "halo stores a func at one loop; store_root({}) would be another program)",
                                     store.func(), store.var().name(), store.func(), g));
-        sched.push_back(fmt::format("store_at({}, {})", g, in));
+        sched.push_back(fmt::format("store_at({}, {})", g, level_ref(store, where)));
       }
       // (halo's compute_at leaves storage at the root: both levels are written.)
     }
