@@ -385,7 +385,8 @@ class Expander {
     for (auto [spec, stage] : targets(c)) {
       size_t first = out_.size();
       std::string shown;  // the loops that keep their names: "x is x_o"
-      auto loop = [&](size_t k) { return alias(c, spec, stage, name(k)); };
+      // Captured by copy: a lambda may not capture a structured binding before C++20 P1091 (clang 16).
+      auto loop = [&, spec = spec, stage = stage](size_t k) { return alias(c, spec, stage, name(k)); };
       if (c.word == "tile" && c.names.size() == 4) {
         std::string xo = split_keeping(c, spec, stage, name(0), name(2), c.factors.at(0), shown);
         std::string yo = split_keeping(c, spec, stage, name(1), name(3), c.factors.at(1), shown);

@@ -198,7 +198,7 @@ TEST_CASE("property: β0 never fills a negative length, on empty, single-point a
     RC_LOG() << print_program(p) << "window (" << window_min << ", " << window_len << ")\n";
     for (const auto& [h, e] : r.filling) {
       if (!h.is_len) continue;
-      Value v = [&] {
+      Value v = [&, &e = e] {  // a structured binding is captured by name only from clang 16
         try {
           return eval_at(e, env);
         } catch (const std::out_of_range&) {  // a parameter beyond 64 bits: not this property's case
