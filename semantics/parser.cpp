@@ -826,6 +826,7 @@ ParsedExpr ParserCore::primary() {
         fail(t.loc, "holes (?mem<f, x>.min, ?cpu<f, j, i, x>.len) exist only in target programs, not in algorithms");
       }
       break;
+    case TokenKind::String:  // a quoted path belongs to an input declaration, not to an expression
     case TokenKind::End: break;
   }
   fail_expected("an expression");

@@ -1,4 +1,3 @@
-// halo-fails: 'split' with tail strategy 'round' is allowed only on pure stages
 // A fast 5x5 box filter through an integral image (summed-area table): two scans as update
 // stages, each scheduled on its own (parallel rows, vectorized columns), then four lookups
 // per output pixel, read clamped to the image.

@@ -978,7 +978,10 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
     for (const std::string& n : notes) text += "#   " + n + "\n";
   }
   text += print_program(prog);
-  text += "\nschedule {\n";
+  // Halide's mode: the schedule means what it meant to the Halide that wrote it (every
+  // placement and tail strategy is written out, so no default is left to fill; the mode
+  // admits what only Halide's vocabulary has, such as RoundUp on an update's pure loop).
+  text += "\nschedule halide {\n";
   for (const std::string& line : sched) text += "  " + line + ";\n";
   text += "}\n\n";
   return text + print_realization(r);
