@@ -352,9 +352,12 @@ struct Directive {
   // (guard, shift or round), which halo applies; tail_note says why. A directive halo added
   // because Halide does so by default (compute_inline of an unscheduled func, store_at at the
   // compute_at level, ...) says why in default_note. Neither note changes the meaning; the
-  // Halide translation leaves added directives to Halide and passes `auto` on.
+  // Halide translation leaves added directives to Halide and passes `auto` on. A directive
+  // that means more to Halide than fig. 2.11 can say (compute_at at a loop of every
+  // specialization, which Halide also stores there) says in formal_note what halo's formal
+  // side does instead; the Halide translation runs it as written.
   bool tail_auto = false;
-  std::string tail_note, default_note;
+  std::string tail_note, default_note, formal_note;
 };
 
 // ---------------------------------------------------------------- the realization

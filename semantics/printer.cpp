@@ -209,6 +209,7 @@ std::string print_schedule(const Program& p) {
     out += fmt::format("  {};", print_directive(d));
     if (!d.default_note.empty()) out += "  # " + d.default_note;
     if (!d.tail_note.empty()) out += "  # " + d.tail_note;
+    if (!d.formal_note.empty()) out += "  # " + d.formal_note;
     out += "\n";
   }
   return out + "}\n";

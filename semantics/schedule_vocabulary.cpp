@@ -554,13 +554,19 @@ class Expander {
       if (d.kind == DirectiveKind::StoreAt || d.kind == DirectiveKind::HoistStorage) stored.insert(d.func.text);
     for (const auto& it : items)
       if (const auto* c = std::get_if<VocabularyCall>(&it); c && c->word == "store_root") stored.insert(c->func.text);
-    for (const Directive& d : out_) {
+    for (Directive& d : out_) {
       if (d.kind != DirectiveKind::ComputeAt || stored.count(d.func.text)) continue;
-      if (d.loop.spec == LoopName::kEverySpec)
-        fail(file_, d.loc,
-             fmt::format("{} without store_at or store_root: Halide stores {} at that loop of every specialization, "
-                         "which one store_at cannot name; write store_at or store_root({})",
-                         print_directive(d), d.func.text, d.func.text));
+      if (d.loop.spec == LoopName::kEverySpec) {
+        // One store_at names one allocation site, and each specialization's copy would need
+        // allocation holes of its own: the formal side keeps the storage at the root
+        // (semantics decision 33), the Halide target runs what is written.
+        d.formal_note = fmt::format(
+            "Halide stores {} at loop {} of every specialization of {}; fig. 2.11's store_at names one allocation "
+            "site, so halo's formal side stores {} at the root (semantics decision 33); --target halide runs the "
+            "schedule as written",
+            d.func.text, d.loop.var.text, d.loop.func.text, d.func.text);
+        continue;
+      }
       Directive s = added(DirectiveKind::StoreAt, d.func, d.loc,
                           fmt::format("Halide's default: compute_at without store_at stores {} at the same loop",
                                       d.func.text));

@@ -284,6 +284,8 @@ TEST_CASE("a Halide program as written: input, boundary condition, let, defaults
   CHECK(j["verdict"] == "holds");
   REQUIRE(j["matrix"].size() == halide::installed_halide_versions().size());
   for (const auto& row : j["matrix"]) CHECK(row["outcome"] == "pass");
+  // The program's own effective schedule travels in the JSON too.
+  CHECK_THAT(j["effective_schedule"].get<std::string>(), Catch::Contains("schedule halide {"));
 }
 
 TEST_CASE("schedule halide: compute_root and store_root as written travel with the printed program",
@@ -319,4 +321,42 @@ TEST_CASE("schedule halide: compute_root and store_root as written travel with t
   CHECK(j["verdict"] == "holds");
   CHECK(j["memcheck"]["realizations"] == 2);  // g's buffer and the output's
   CHECK(j["memcheck"]["loads"].get<int64_t>() > 0);
+}
+
+TEST_CASE("schedule halide: storage in every specialization is Halide's, the formal side's is the root, and both say so",
+          "[halide-defaults][halide][cli]") {
+  // Halide's h.compute_at(out, y) in a specialized out computes and stores h at y of every
+  // specialization; fig. 2.11's store_at names one (semantics decision 33).
+  Program p = in_halide_mode(kChain, "  specialize(out, 1 < 2);\n  compute_at(h, out, y);\n");
+  const Directive* at = find(p, DirectiveKind::ComputeAt, "h");
+  REQUIRE(at);
+  CHECK(print_loop_name(at->loop) == "<out, *, 0, y>");
+  CHECK_THAT(at->formal_note, Catch::Contains("Halide stores h at loop y of every specialization of out") &&
+                                  Catch::Contains("stores h at the root"));
+  CHECK(find(p, DirectiveKind::StoreAt, "h") == nullptr);  // nothing added: the root, on the formal side
+  CHECK_THAT(print_effective_schedule(p), Catch::Contains("formal side stores h at the root"));
+  CHECK(same_program(p, parse_program(print_program(p), "<printed>")));
+  scheduled_oracle(p, resolve_input(p, {}));
+  // Halide gets the schedule as written: the compute_at, no storage directive.
+  std::string cpp = cpp_of(p);
+  CHECK_THAT(cpp, Catch::Contains("f_h.compute_at") && !Catch::Contains("f_h.store_at") &&
+                      !Catch::Contains("f_h.store_root"));
+  // Storage written: no note, and the thesis's mode has none either.
+  Program q = in_halide_mode(kChain, "  specialize(out, 1 < 2);\n  store_root(h);\n  compute_at(h, out, y);\n");
+  CHECK(find(q, DirectiveKind::ComputeAt, "h")->formal_note.empty());
+  Program t = parse_valid(kChain + "schedule {\n  specialize(out, 1 < 2);\n  compute_at(h, <out, *, 0, y>);\n}\n");
+  CHECK(find(t, DirectiveKind::ComputeAt, "h")->formal_note.empty());
+  // Every installed Halide runs it and agrees; the report carries the note.
+  if (halide::installed_halide_versions().empty()) return;
+  std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("halo_every_spec_{}.halo", ::getpid())).string();
+  std::ofstream(path) << print_program(p);
+  test::CliResult r = test::run_halo({"oracle", path, "--target", "halide@all", "--json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["verdict"] == "holds");
+  CHECK_THAT(j["effective_schedule"].get<std::string>(), Catch::Contains("formal side stores h at the root"));
+  for (const auto& row : j["matrix"]) CHECK(row["outcome"] == "pass");
+  std::filesystem::remove(path);
 }

@@ -141,15 +141,17 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
     if (json) {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& x : verdicts) rows.push_back(x.record);
-      out << nlohmann::json{{"target", f.target}, {"file", file}, {"verdict", word},
-                            {"not_run", versions_not_run(verdicts)}, {"matrix", rows}}
-                 .dump()
-          << "\n";
+      nlohmann::json j{{"target", f.target}, {"file", file}, {"verdict", word},
+                       {"not_run", versions_not_run(verdicts)}, {"matrix", rows}};
+      if (prog.schedule_mode == ScheduleMode::Halide) j["effective_schedule"] = print_effective_schedule(prog);
+      out << j.dump() << "\n";
     } else if (f.emit_cpp != "-" || reproducer.empty()) {
       out << print_effective_schedule(prog) << version_matrix_text(c.display_name(), verdicts);
     }
   } else if (json) {
-    out << v.record.dump() << "\n";
+    nlohmann::json j = v.record;
+    if (prog.schedule_mode == ScheduleMode::Halide) j["effective_schedule"] = print_effective_schedule(prog);
+    out << j.dump() << "\n";
   } else if (f.emit_cpp != "-" || reproducer.empty()) {
     out << print_effective_schedule(prog) << v.text;
   }

@@ -828,13 +828,16 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
       sched.push_back(fmt::format("compute_at({}, {})", g, at));
       if (!store.is_root()) {
         // A LoopLevel in a specialized func names its loop in every specialization; halo's
-        // store_at names one allocation site, so storage per specialization has no form yet
-        // (each copy would need allocation holes of its own: docs/import.md).
-        if (auto fit = loops.find(store.func()); fit != loops.end() && fit->second.size() > 1)
-          refuse(where, fmt::format("storage at the loop {}.{} of every specialization of '{}' (store_at with '*': "
-                                    "halo stores a func at one loop; store_root({}) would be another program)",
+        // store_at names one allocation site. Stored where it is computed, that is Halide's
+        // default, which `schedule halide` leaves to Halide (semantics decision 33); stored at
+        // another loop of every specialization has no form.
+        bool every_spec = false;
+        if (auto fit = loops.find(store.func()); fit != loops.end() && fit->second.size() > 1) every_spec = true;
+        if (every_spec && !(store == compute))
+          refuse(where, fmt::format("storage at the loop {}.{} of every specialization of '{}', another loop than "
+                                    "the one {} is computed at (halo stores a func at one loop)",
                                     store.func(), store.var().name(), store.func(), g));
-        sched.push_back(fmt::format("store_at({}, {})", g, level_ref(store, where)));
+        if (!every_spec) sched.push_back(fmt::format("store_at({}, {})", g, level_ref(store, where)));
       }
       // (halo's compute_at leaves storage at the root: both levels are written.)
     }
