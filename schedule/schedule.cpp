@@ -28,6 +28,13 @@ TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Progra
 
 namespace {
 TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog) {
+  if (d.on_intermediate)
+    throw InputError(Diagnostic{
+        prog.file, d.loc,
+        fmt::format("'{}' schedules the intermediate func of an rfactor, which exists in Halide only: halo cannot "
+                    "lower or complete it, so only `--target halide` runs it (docs/halide.md, \"Halide-only "
+                    "directives\")",
+                    directive_name(d.kind))});
   if (is_halide_only(d.kind))
     throw InputError(Diagnostic{
         prog.file, d.loc,
@@ -92,7 +99,7 @@ Program formal_part(const Program& prog) {
   Program out = prog;
   out.schedule->clear();
   for (const Directive& d : *prog.schedule) {
-    if (is_halide_only(d.kind)) continue;
+    if (!in_formal_part(d)) continue;
     out.schedule->push_back(d);
     if (d.kind == DirectiveKind::Split && is_halide_only(d.tail)) out.schedule->back().tail = TailStrategy::Guard;
   }
@@ -110,10 +117,11 @@ TgtProgram schedule_formal_part(const Program& prog) {
   size_t next = 0;  // the next directive of formal's schedule
   for (const Directive& d : *prog.schedule) {
     poll_command_budget();
-    if (!is_halide_only(d.kind)) {
+    if (in_formal_part(d)) {
       t = apply_directive(t, (*formal.schedule)[next++], formal);
       continue;
     }
+    if (d.on_intermediate) continue;  // its loops are Halide's (the translation checks them)
     if (d.kind == DirectiveKind::Rfactor || d.kind == DirectiveKind::ComputeWith || d.kind == DirectiveKind::HoistStorage)
       find_loop(t, d, prog);
     if (d.kind == DirectiveKind::ComputeWith) {

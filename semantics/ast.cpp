@@ -275,8 +275,9 @@ bool is_halide_only(TailStrategy t) {
   return t != TailStrategy::Guard && t != TailStrategy::Shift && t != TailStrategy::Round;
 }
 bool is_halide_only(const Directive& d) {
-  return is_halide_only(d.kind) || (d.kind == DirectiveKind::Split && is_halide_only(d.tail));
+  return is_halide_only(d.kind) || d.on_intermediate || (d.kind == DirectiveKind::Split && is_halide_only(d.tail));
 }
+bool in_formal_part(const Directive& d) { return !is_halide_only(d.kind) && !d.on_intermediate; }
 
 namespace {
 bool same_opt(const Expr& a, const Expr& b) { return (!a && !b) || (a && b && same_expr(a, b)); }

@@ -319,10 +319,15 @@ const char* traversal_name(Traversal t);
 // directives take the phase of the directive they resemble (rfactor a loop directive,
 // compute_with and async compute, fold_storage and hoist_storage storage).
 int directive_phase(DirectiveKind k);
-// A directive outside fig. 2.11: one of Halide's own, or a split with one of Halide's tails.
+// A directive outside fig. 2.11: one of Halide's own, a split with one of Halide's tails,
+// or any directive scheduling the intermediate func of a named rfactor.
 bool is_halide_only(DirectiveKind k);
 bool is_halide_only(TailStrategy t);
 bool is_halide_only(const struct Directive& d);
+// Whether halo's formal side applies d (schedule/schedule.cpp, formal_part): fig. 2.11's
+// directives and a split with a Halide tail (read as guard); not Halide's own directives,
+// nor a directive on an rfactor intermediate, which exists in Halide only.
+bool in_formal_part(const struct Directive& d);
 
 // One directive; which fields are meaningful depends on `kind`:
 //   specialize(func, exprs...)          split(loop, names[0], names[1], exprs[0], tail)
@@ -331,7 +336,7 @@ bool is_halide_only(const struct Directive& d);
 //   bound(func, names[0], exprs[0], exprs[1])    bound_extent(func, names[0], exprs[0])
 //   align_bounds(func, names[0], exprs[0], exprs[1])
 // and Halide's own:
-//   rfactor(loop, names[0])             compute_with(loop, with)
+//   rfactor(loop, names[0][, names[1]]) compute_with(loop, with)
 //   fold_storage(func, names[0], exprs[0])       async(func)     hoist_storage(func, loop)
 struct Directive {
   DirectiveKind kind = DirectiveKind::Swap;
@@ -358,6 +363,10 @@ struct Directive {
   // side does instead; the Halide translation runs it as written.
   bool tail_auto = false;
   std::string tail_note, default_note, formal_note;
+  // The directive schedules the intermediate func a named rfactor made
+  // (`rfactor(<f, j, s, r>, u, intm)`; d.func or d.loop.func is intm): Halide's alone, set by
+  // the parser from the rfactor before it (semantics/rfactor_intermediate.hpp).
+  bool on_intermediate = false;
 };
 
 // ---------------------------------------------------------------- the realization

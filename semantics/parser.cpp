@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 #include <cerrno>
 #include <cstdio>
@@ -81,6 +82,7 @@ class Parser : public ParserCore {
   std::vector<Directive> schedule(Program& prog);
   size_t arguments_ahead() const;
   Directive directive();
+  void mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const;
   VocabularyCall vocabulary_call();
   [[noreturn]] void unknown_directive(const Token& t);
   void directive_arg(Directive& d, const DirectiveParam& param);
@@ -435,7 +437,48 @@ std::vector<Directive> Parser::schedule(Program& prog) {
     for (const ScheduleItem& it : items)
       if (const auto* c = std::get_if<VocabularyCall>(&it); c && (c->word == "compute_root" || c->word == "store_root"))
         prog.halide_roots.emplace_back(c->word, c->func.text);
-  return expand_schedule(prog.pipeline, items, file_, prog.schedule_mode);
+  std::vector<Directive> out = expand_schedule(prog.pipeline, items, file_, prog.schedule_mode);
+  mark_rfactor_intermediates(prog.pipeline, out);
+  return out;
+}
+
+// `rfactor(<f, j, s, r>, u, intm)` names the intermediate func Halide's rfactor returns.
+// It exists in Halide only (halo's program never has it), so the directives that schedule
+// it are Halide's alone (Directive::on_intermediate, is_halide_only): its loops and its
+// placement, which the Halide translation applies to the Func rfactor returned and the
+// formal side leaves out (docs/halide.md, "Halide-only directives").
+void Parser::mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const {
+  std::map<std::string, SourceLoc> made;  // intermediate -> where its rfactor names it
+  for (Directive& d : ds) {
+    bool on_func = made.count(d.func.text) > 0 && (d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt);
+    bool on_loop = made.count(d.loop.func.text) > 0 && d.kind != DirectiveKind::Specialize;
+    const Name& named = on_loop ? d.loop.func : d.func;
+    if (on_loop && (d.kind == DirectiveKind::Split || d.kind == DirectiveKind::Fuse ||
+                    d.kind == DirectiveKind::Swap || d.kind == DirectiveKind::Traverse)) {
+      if (d.loop.spec != 0)
+        fail(d.loop.loc, fmt::format("{} has no specializations: its loops are <{}, 0, i, v>", named.text, named.text));
+      d.on_intermediate = true;
+    } else if (on_func && !on_loop) {
+      d.on_intermediate = true;
+    } else if (on_loop || made.count(d.func.text) || (d.kind == DirectiveKind::ComputeWith && made.count(d.with.func.text))) {
+      const std::string& f = made.count(d.func.text) ? d.func.text : on_loop ? d.loop.func.text : d.with.func.text;
+      SourceLoc at = made.at(f);
+      fail(d.loc, fmt::format("'{}' on '{}', the intermediate func of the rfactor at {}:{}: the schedule may split, "
+                              "fuse, swap and traverse its loops and place it (compute_at, store_at at a loop of a "
+                              "func of the pipeline); nothing is computed inside it",
+                              directive_name(d.kind), f, at.line, at.col));
+    }
+    if (d.kind == DirectiveKind::Rfactor && d.names.size() > 1) {
+      const Name& n = d.names[1];
+      if (p.find(n.text) || p.find_input(n.text) || made.count(n.text) ||
+          std::find_if(p.params.begin(), p.params.end(), [&](const Name& q) { return q.text == n.text; }) !=
+              p.params.end())
+        fail(n.loc, fmt::format("the intermediate func of rfactor needs a new name: '{}' is already a name of "
+                                "pipeline '{}'",
+                                n.text, p.name.text));
+      made.emplace(n.text, n.loc);
+    }
+  }
 }
 
 // How many arguments the call whose '(' is the current token has (commas at its depth, plus
@@ -557,6 +600,9 @@ Directive Parser::directive() {
     first = false;
     directive_arg(d, param);
   }
+  // rfactor's optional third argument names the intermediate func, which the schedule may
+  // then schedule (mark_rfactor_intermediates).
+  if (d.kind == DirectiveKind::Rfactor && accept(",")) d.names.push_back(name("the intermediate func's name"));
   if (at(",")) wrong_arity(d.kind, peek().loc);
   expect_close(")", open);
   return d;

@@ -266,6 +266,7 @@ std::string print_directive(const Directive& d) {
       case DirectiveArg::Order: args.push_back(traversal_name(d.order)); break;
     }
   }
+  if (d.kind == DirectiveKind::Rfactor && d.names.size() > 1) args.push_back(d.names[1].text);  // the intermediate
   return fmt::format("{}({})", directive_name(d.kind), join(args, [](const std::string& s) { return s; }));
 }
 

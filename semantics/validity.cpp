@@ -511,7 +511,9 @@ void check_phase_order(Checker& c) {
 void check_schedule_funcs(Checker& c) {
   for (const Directive& d : *c.prog.schedule)
     for (const Name* n : directive_funcs(d))
-      if (c.pipe().find_input(n->text))
+      if (d.on_intermediate && (n == &d.loop.func) != (d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt))
+        continue;  // the rfactor intermediate, Halide's (parser.cpp, mark_rfactor_intermediates)
+      else if (c.pipe().find_input(n->text))
         c.report(n->loc, fmt::format("'{}' names input '{}': an input is a buffer the realization gives, which "
                                      "no directive schedules (write a func that reads it, e.g. "
                                      "fun {}_copy(...) = {{ {}[...] }}, and schedule that)",

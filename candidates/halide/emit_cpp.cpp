@@ -75,6 +75,7 @@ std::string call_cpp(const HlCall& c) {
       return fmt::format("{}.align_bounds({}, {}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]),
                          hl_expr_cpp(c.exprs[1]));
     case HlCall::Kind::Rfactor:
+      if (!c.func.empty()) return fmt::format("Func {} = {}.rfactor({}, {});", cpp_func(c.func), st, loop(0), loop(1));
       return fmt::format("{}.rfactor({}, {}).compute_root();", st, loop(0), loop(1));
     case HlCall::Kind::ComputeWith:
       return fmt::format("{}.compute_with({}, {});", st, cpp_stage(c.at), loop(0));

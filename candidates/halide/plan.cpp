@@ -460,6 +460,29 @@ class Translator {
 
   HlStageRef ref(const LoopName& l) { return HlStageRef{l.func.text, l.spec, l.stage}; }
 
+  // A named rfactor's intermediate func, and the loops its stages and the factored stage
+  // have afterwards, as Halide's Stage::rfactor builds them (Func.cpp, v19 and v21): the
+  // intermediate's pure stage loops over f's variables, then u; its update keeps the
+  // stage's loops with r replaced by u; the factored stage keeps r and its pure loops (the
+  // other reduction loops now run in the intermediate). Halide 14 builds them otherwise;
+  // where that makes a later call name a loop Halide does not have, Halide refuses the
+  // schedule (not_expressible for that version).
+  void intermediate(const Directive& d, std::vector<LoopState>& ls, size_t k, const HlLoop& u, HlCall& c) {
+    const std::string& name = d.names[1].text;
+    c.func = name;
+    const HlFunc* f = plan_.find(d.loop.func.text);
+    if (!f) throw std::logic_error("halide translation: rfactor of an unknown func");
+    std::vector<LoopState> pure;
+    for (const std::string& v : f->vars) pure.push_back({HlLoop{v, false, -1, ""}, Traversal::Serial});
+    pure.push_back({u, Traversal::Serial});
+    std::vector<LoopState> update = ls;
+    update[k] = {u, Traversal::Serial};
+    loops_[StageKey{name, 0, 0}] = std::move(pure);
+    loops_[StageKey{name, 0, 1}] = std::move(update);
+    LoopState r = ls[k];
+    std::erase_if(ls, [&](const LoopState& s) { return s.loop.rvar && s.loop.name != r.loop.name; });
+  }
+
   HlExpr startup(const Expr& e) { return translate_expr(e, params_, cx_); }
 
   void push(HlCall c, const Directive& d) {
@@ -623,8 +646,20 @@ class Translator {
                                                   print_loop_name(d.loop))});
         c.kind = HlCall::Kind::Rfactor;
         c.stage = ref(d.loop);
-        c.loops = {ls[k].loop, HlLoop{d.names[0].text, false, -1, ""}};
+        HlLoop u{d.names[0].text, false, -1, ""};
+        c.loops = {ls[k].loop, u};
+        if (d.names.size() > 1) intermediate(d, ls, k, u, c);
         push(std::move(c), d);
+        if (d.names.size() > 1 && !plan_.halide_mode) {
+          // The thesis's default placement, as for every func: the root, unless the schedule
+          // places the intermediate (its compute_at and store_at come later).
+          for (HlCall::Kind k2 : {HlCall::Kind::ComputeRoot, HlCall::Kind::StoreRoot}) {
+            HlCall r;
+            r.kind = k2;
+            r.func = d.names[1].text;
+            push(std::move(r), d);
+          }
+        }
         return;
       }
       case DirectiveKind::ComputeWith: {

@@ -124,7 +124,8 @@ struct HlCall {
     ComputeAt, StoreAt,                       // func, at = consumer stage, loops = {v}
     Bound, BoundExtent, AlignBounds,          // func, loops = {pure var}, exprs as in halo
     // Halide's own directives (docs/halide.md, "Halide-only directives"):
-    Rfactor,       // stage, loops = {the RVar, the new pure Var}; the intermediate is computed at root
+    Rfactor,       // stage, loops = {the RVar, the new pure Var}; func: the intermediate's name, which
+                   // later calls schedule, or empty: the intermediate is computed at the root
     ComputeWith,   // stage computed with stage `at`, fused down to loops[0] (a loop of `at`)
     FoldStorage,   // func, loops = {pure var}, exprs = {extent}
     Async,         // func

@@ -297,6 +297,14 @@ struct Built {
   std::map<std::string, Halide::ImageParam> images;
   std::map<std::string, Halide::Buffer<>> image_buffers;
   std::map<std::string, Halide::Stage> stages;  // specializations, by cpp_stage
+  // Named rfactor intermediates: scheduled like funcs, but halo has no values or regions of
+  // theirs to judge, so they are not traced (only their reads of the funcs are).
+  std::map<std::string, Halide::Func> intermediates;
+
+  Halide::Func& func(const std::string& n) {
+    auto it = intermediates.find(n);
+    return it != intermediates.end() ? it->second : funcs.at(n);
+  }
 
   Halide::Var& var(const std::string& n) {
     auto it = vars.find(n);
@@ -316,7 +324,7 @@ struct Built {
 
   Halide::Stage stage(const HlStageRef& s) {
     if (s.spec != 0) return stages.at(cpp_stage(s));
-    Halide::Func& f = funcs.at(s.func);
+    Halide::Func& f = func(s.func);
     if (s.stage == 0) return f;
     return f.update(int(s.stage - 1));
   }
@@ -495,8 +503,8 @@ Halide::TailStrategy halide_tail(TailStrategy t) {
 void schedule(Built& b, const HalidePlan& plan) {
   for (const HlCall& c : plan.schedule) {
     switch (c.kind) {
-      case HlCall::Kind::ComputeRoot: b.funcs.at(c.func).compute_root(); break;
-      case HlCall::Kind::StoreRoot: b.funcs.at(c.func).store_root(); break;
+      case HlCall::Kind::ComputeRoot: b.func(c.func).compute_root(); break;
+      case HlCall::Kind::StoreRoot: b.func(c.func).store_root(); break;
       case HlCall::Kind::Specialize:
         b.stages.insert_or_assign(cpp_stage(c.result), b.stage(c.stage).specialize(b.expr(c.exprs[0])));
         break;
@@ -507,17 +515,19 @@ void schedule(Built& b, const HalidePlan& plan) {
       }
       case HlCall::Kind::Rfactor: {
         Halide::VarOrRVar r = b.loop(c.loops[0]);
-        b.stage(c.stage).rfactor(r.rvar, b.var(c.loops[1].name)).compute_root();
+        Halide::Func intm = b.stage(c.stage).rfactor(r.rvar, b.var(c.loops[1].name));
+        if (c.func.empty()) intm.compute_root();
+        else b.intermediates.insert_or_assign(c.func, intm);
         break;
       }
       case HlCall::Kind::ComputeWith: b.stage(c.stage).compute_with(b.stage(c.at), b.loop(c.loops[0])); break;
       case HlCall::Kind::FoldStorage:
-        b.funcs.at(c.func).fold_storage(b.var(c.loops[0].name), b.expr(c.exprs[0]));
+        b.func(c.func).fold_storage(b.var(c.loops[0].name), b.expr(c.exprs[0]));
         break;
-      case HlCall::Kind::Async: b.funcs.at(c.func).async(); break;
+      case HlCall::Kind::Async: b.func(c.func).async(); break;
       case HlCall::Kind::HoistStorage:
 #if HALO_HALIDE_MAJOR >= 19
-        b.funcs.at(c.func).hoist_storage(Halide::LoopLevel(b.funcs.at(c.at.func), b.loop(c.loops[0])));
+        b.func(c.func).hoist_storage(Halide::LoopLevel(b.func(c.at.func), b.loop(c.loops[0])));
         break;
 #else
         throw Halide::CompileError(std::string(kNotInThisVersion) + ": hoist_storage (added in Halide 19)");
@@ -531,19 +541,19 @@ void schedule(Built& b, const HalidePlan& plan) {
       case HlCall::Kind::Unroll: b.stage(c.stage).unroll(b.loop(c.loops[0])); break;
       case HlCall::Kind::Serial: b.stage(c.stage).serial(b.loop(c.loops[0])); break;
       case HlCall::Kind::ComputeAt:
-        b.funcs.at(c.func).compute_at(Halide::LoopLevel(b.funcs.at(c.at.func), b.loop(c.loops[0])));
+        b.func(c.func).compute_at(Halide::LoopLevel(b.func(c.at.func), b.loop(c.loops[0])));
         break;
       case HlCall::Kind::StoreAt:
-        b.funcs.at(c.func).store_at(Halide::LoopLevel(b.funcs.at(c.at.func), b.loop(c.loops[0])));
+        b.func(c.func).store_at(Halide::LoopLevel(b.func(c.at.func), b.loop(c.loops[0])));
         break;
       case HlCall::Kind::Bound:
-        b.funcs.at(c.func).bound(b.var(c.loops[0].name), b.expr(c.exprs[0]), b.expr(c.exprs[1]));
+        b.func(c.func).bound(b.var(c.loops[0].name), b.expr(c.exprs[0]), b.expr(c.exprs[1]));
         break;
       case HlCall::Kind::BoundExtent:
-        b.funcs.at(c.func).bound_extent(b.var(c.loops[0].name), b.expr(c.exprs[0]));
+        b.func(c.func).bound_extent(b.var(c.loops[0].name), b.expr(c.exprs[0]));
         break;
       case HlCall::Kind::AlignBounds:
-        b.funcs.at(c.func).align_bounds(b.var(c.loops[0].name), b.expr(c.exprs[0]), b.expr(c.exprs[1]));
+        b.func(c.func).align_bounds(b.var(c.loops[0].name), b.expr(c.exprs[0]), b.expr(c.exprs[1]));
         break;
     }
   }
