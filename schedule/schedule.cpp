@@ -28,27 +28,23 @@ TgtProgram apply_directive(const TgtProgram& t, const Directive& d, const Progra
 
 namespace {
 TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog) {
+  // Outside fig. 2.11: halo's own lowering cannot apply it, --target halide runs it.
+  std::string outside;
   if (d.on_intermediate)
-    throw InputError(Diagnostic{
-        prog.file, d.loc,
-        fmt::format("'{}' schedules the intermediate func of an rfactor, which exists in Halide only: halo cannot "
-                    "lower or complete it, so only `--target halide` runs it (docs/halide.md, \"Halide-only "
-                    "directives\")",
-                    directive_name(d.kind))});
-  if (is_halide_only(d.kind))
-    throw InputError(Diagnostic{
-        prog.file, d.loc,
-        fmt::format("'{}' is one of Halide's own directives, outside the formal model (fig. 2.11): halo cannot "
-                    "lower or complete it, so only `--target halide` runs it (docs/halide.md, \"Halide-only "
-                    "directives\")",
-                    directive_name(d.kind))});
-  if (d.kind == DirectiveKind::Split && is_halide_only(d.tail))
-    throw InputError(Diagnostic{
-        prog.file, d.loc,
-        fmt::format("the tail strategy '{}' is Halide's, outside the formal model (fig. 2.11 has guard, shift and "
-                    "round): halo cannot lower it, so only `--target halide` runs it (docs/halide.md, "
-                    "\"Halide-only directives\")",
-                    tail_name(d.tail))});
+    outside = fmt::format("'{}' schedules the intermediate func of an rfactor, which exists in Halide only",
+                          directive_name(d.kind));
+  else if (is_halide_only(d.kind))
+    outside = fmt::format("'{}' is one of Halide's own directives, outside the formal model (fig. 2.11)",
+                          directive_name(d.kind));
+  else if (d.kind == DirectiveKind::Split && is_halide_only(d.tail))
+    outside = fmt::format("the tail strategy '{}' is Halide's, outside the formal model (fig. 2.11 has guard, shift "
+                          "and round)",
+                          tail_name(d.tail));
+  if (!outside.empty())
+    throw InputError(Diagnostic{prog.file, d.loc,
+                                fmt::format("{}: halo cannot lower or complete it, so only `--target halide` runs it "
+                                            "(docs/halide.md, \"Halide-only directives\")",
+                                            outside)});
   switch (d.kind) {
     case DirectiveKind::Split: return apply_split(t, d, prog);
     case DirectiveKind::Fuse: return apply_fuse(t, d, prog);

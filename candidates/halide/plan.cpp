@@ -11,6 +11,7 @@
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join
 
 #include <algorithm>
 #include <limits>
@@ -258,7 +259,13 @@ class Translator {
         c.kind = HlCall::Kind::ComputeRoot;
         plan_.schedule.push_back(c);
       }
-      if (!halide_mode || !stored_at.count(f.name)) {
+      // In Halide's mode a compute_at without storage stores at its own level (Halide's
+      // default; at a loop of every specialization halo adds no store_at for it, semantics
+      // decision 33), unless the writer said store_root.
+      bool store_root_written = std::find(prog_.halide_roots.begin(), prog_.halide_roots.end(),
+                                          std::pair<std::string, std::string>{"store_root", f.name}) !=
+                                prog_.halide_roots.end();
+      if (!halide_mode || (!stored_at.count(f.name) && (!computed_at.count(f.name) || store_root_written))) {
         c.kind = HlCall::Kind::StoreRoot;
         plan_.schedule.push_back(c);
       }
@@ -501,7 +508,31 @@ class Translator {
            k == DirectiveKind::Rfactor || k == DirectiveKind::ComputeWith || k == DirectiveKind::HoistStorage;
   }
 
+  // A directive on an rfactor intermediate is Halide's alone, so no formal rule has checked
+  // its loops: they must exist after the rfactor (the intermediate's, or the factored
+  // stage's without the reduction loops that moved into the intermediate).
+  void check_intermediate_loops(const Directive& d) {
+    auto check = [&](const LoopName& l) {
+      auto it = loops_.find(StageKey{l.func.text, l.spec == LoopName::kEverySpec ? 0 : l.spec, l.stage});
+      std::vector<std::string> names;
+      if (it != loops_.end())
+        for (const LoopState& s : it->second) {
+          if (s.loop.name == l.var.text) return;
+          names.push_back(s.loop.name);
+        }
+      throw InputError(Diagnostic{
+          prog_.file, l.loc.line ? l.loc : d.loc,
+          it == loops_.end()
+              ? fmt::format("{}: {} has no stage {} (an rfactor intermediate has a pure stage 0 and one update, 1)",
+                            print_directive(d), l.func.text, l.stage)
+              : fmt::format("{}: after the rfactor, <{}, {}, {}> has no loop '{}' (its loops, innermost first: {})",
+                            print_directive(d), l.func.text, l.spec, l.stage, l.var.text, fmt::join(names, ", "))});
+    };
+    check(d.loop);
+  }
+
   void translate_directive(const Directive& d) {
+    if (d.on_intermediate) check_intermediate_loops(d);
     if (names_loop(d.kind) && d.loop.spec != 0) {
       auto same = same_specialization_.find({d.loop.func.text, d.loop.spec});
       if (same != same_specialization_.end()) {
