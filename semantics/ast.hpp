@@ -365,7 +365,7 @@ struct Directive {
   std::string tail_note, default_note, formal_note;
   // The directive schedules the intermediate func a named rfactor made
   // (`rfactor(<f, j, s, r>, u, intm)`; d.func or d.loop.func is intm): Halide's alone, set by
-  // the parser from the rfactor before it (semantics/rfactor_intermediate.hpp).
+  // the parser from the rfactor before it (semantics/parser.cpp, mark_rfactor_intermediates).
   bool on_intermediate = false;
 };
 

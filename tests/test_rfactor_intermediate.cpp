@@ -119,7 +119,7 @@ TEST_CASE("the translation schedules the Func rfactor returned, and checks the l
   CHECK_THROWS_WITH(translate(loop), Catch::Contains("<partial, 0, 1> has no loop 'r' (its loops, innermost first: u, y)"));
 }
 
-TEST_CASE("halo's own lowering refuses a scheduled intermediate; every Halide runs it and agrees",
+TEST_CASE("halo's own lowering refuses a scheduled intermediate, and every Halide runs it and agrees",
           "[halide-only][halide][cli]") {
   test::CliResult own = test::run_halo({"run", kExample});
   CHECK(own.status == 2);
