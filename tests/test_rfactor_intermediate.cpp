@@ -113,6 +113,12 @@ TEST_CASE("the translation schedules the Func rfactor returned, and checks the l
   Program bad = with_schedule("  split(<total, 0, 1, r>, ro, ri, 8, guard);\n  rfactor(<total, 0, 1, ri>, u, partial);\n"
                               "  compute_at(partial, <total, 0, 1, ro>);\n");
   CHECK_THROWS_WITH(translate(bad), Catch::Contains("after the rfactor, <total, 0, 1> has no loop 'ro'"));
+  // So does a directive on the factored stage itself, which the formal side accepts.
+  Program moved = with_schedule("  split(<total, 0, 1, r>, ro, ri, 8, guard);\n  rfactor(<total, 0, 1, ri>, u, partial);\n"
+                                "  traverse(<total, 0, 1, ro>, unrolled);\n");
+  CHECK_NOTHROW(schedule_formal_part(moved));
+  CHECK_THROWS_WITH(translate(moved), Catch::Contains("after the rfactor, <total, 0, 1> has no loop 'ro' (its loops, "
+                                                      "innermost first: ri, y)"));
   Program stage = with_schedule("  rfactor(<total, 0, 1, r>, u, partial);\n  swap(<partial, 0, 2, u>);\n");
   CHECK_THROWS_WITH(translate(stage), Catch::Contains("partial has no stage 2"));
   Program loop = with_schedule("  rfactor(<total, 0, 1, r>, u, partial);\n  traverse(<partial, 0, 1, r>, parallel);\n");

@@ -488,7 +488,10 @@ class Translator {
     loops_[StageKey{name, 0, 1}] = std::move(update);
     LoopState r = ls[k];
     std::erase_if(ls, [&](const LoopState& s) { return s.loop.rvar && s.loop.name != r.loop.name; });
+    factored_.insert(StageKey{d.loop.func.text, d.loop.spec, d.loop.stage});
   }
+  // The stages a named rfactor factored: the formal side still has the loops that moved.
+  std::set<StageKey> factored_;
 
   HlExpr startup(const Expr& e) { return translate_expr(e, params_, cx_); }
 
@@ -532,7 +535,9 @@ class Translator {
   }
 
   void translate_directive(const Directive& d) {
-    if (d.on_intermediate) check_intermediate_loops(d);
+    if (d.on_intermediate ||
+        (names_loop(d.kind) && factored_.count(StageKey{d.loop.func.text, d.loop.spec, d.loop.stage})))
+      check_intermediate_loops(d);
     if (names_loop(d.kind) && d.loop.spec != 0) {
       auto same = same_specialization_.find({d.loop.func.text, d.loop.spec});
       if (same != same_specialization_.end()) {
