@@ -2,7 +2,12 @@
 // streams, as a user at a terminal would see them.
 #pragma once
 
+#include "candidates/halide/versions.hpp"
 #include "tools/cli.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <catch2/catch.hpp>
 
 #include <sstream>
 #include <string>
@@ -23,6 +28,23 @@ inline CliResult run_halo(std::vector<std::string> args) {
   std::ostringstream out, err;
   int status = run_cli(int(argv.size()), argv.data(), out, err);
   return {status, out.str(), err.str()};
+}
+
+}  // namespace halo::test
+
+namespace halo::test {
+
+// `halo oracle FILE --target halide@all --json` must hold: every installed Halide ran the
+// case and agreed (exit 0, one `pass` row per version). Returns the JSON for more checks.
+inline nlohmann::json require_holds_on_every_halide(const std::string& file) {
+  CliResult r = run_halo({"oracle", file, "--target", "halide@all", "--json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["verdict"] == "holds");
+  REQUIRE(j["matrix"].size() == halide::installed_halide_versions().size());
+  for (const auto& row : j["matrix"]) CHECK(row["outcome"] == "pass");
+  return j;
 }
 
 }  // namespace halo::test

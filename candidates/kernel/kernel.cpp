@@ -548,6 +548,12 @@ void compile(const Plan& p, const KernelSupportPaths& paths, bool native, const 
   std::vector<std::string> argv = {compiler(), "-std=gnu11", "-O1", "-g", "-fno-omit-frame-pointer", "-Wno-psabi"};
   if (m.sanitize)
     for (const char* f : {"-fsanitize=address,undefined", "-fsanitize-recover=address,undefined"}) argv.push_back(f);
+  // The Gemmini runtime is C++: built by a sanitizer build of halo with clang, it calls the
+  // C++ half of UBSan's runtime, which clang links into a C program only when told (GCC's
+  // libubsan has both halves).
+  if (m.sanitize && m.platform == KernelPlatform::Gemmini &&
+      fs::path(argv[0]).filename().string().find("clang") != std::string::npos)
+    argv.push_back("-fsanitize-link-c++-runtime");
   if (m.platform == KernelPlatform::Gemmini) argv.push_back("-I" + paths.gemmini_include);
   if (m.platform == KernelPlatform::Avx512) {
     if (native) {
