@@ -449,24 +449,29 @@ std::vector<Directive> Parser::schedule(Program& prog) {
 // formal side leaves out (docs/halide.md, "Halide-only directives").
 void Parser::mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const {
   std::map<std::string, SourceLoc> made;  // intermediate -> where its rfactor names it
+  auto made_here = [&](const Name& n) { return made.count(n.text) > 0; };
   for (Directive& d : ds) {
-    bool on_func = made.count(d.func.text) > 0 && (d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt);
-    bool on_loop = made.count(d.loop.func.text) > 0 && d.kind != DirectiveKind::Specialize;
-    const Name& named = on_loop ? d.loop.func : d.func;
-    if (on_loop && (d.kind == DirectiveKind::Split || d.kind == DirectiveKind::Fuse ||
-                    d.kind == DirectiveKind::Swap || d.kind == DirectiveKind::Traverse)) {
+    bool loop_kind = d.kind == DirectiveKind::Split || d.kind == DirectiveKind::Fuse ||
+                     d.kind == DirectiveKind::Swap || d.kind == DirectiveKind::Traverse;
+    bool placement = d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt;
+    bool its_loop = d.kind != DirectiveKind::Specialize && made_here(d.loop.func);
+    const Name* other = its_loop            ? &d.loop.func
+                        : made_here(d.func) ? &d.func
+                        : d.kind == DirectiveKind::ComputeWith && made_here(d.with.func) ? &d.with.func
+                                                                                          : nullptr;
+    if (loop_kind && its_loop) {
       if (d.loop.spec != 0)
-        fail(d.loop.loc, fmt::format("{} has no specializations: its loops are <{}, 0, i, v>", named.text, named.text));
+        fail(d.loop.loc, fmt::format("{} has no specializations: its loops are <{}, 0, i, v>", d.loop.func.text,
+                                     d.loop.func.text));
       d.on_intermediate = true;
-    } else if (on_func && !on_loop) {
+    } else if (placement && !its_loop && made_here(d.func)) {
       d.on_intermediate = true;
-    } else if (on_loop || made.count(d.func.text) || (d.kind == DirectiveKind::ComputeWith && made.count(d.with.func.text))) {
-      const std::string& f = made.count(d.func.text) ? d.func.text : on_loop ? d.loop.func.text : d.with.func.text;
-      SourceLoc at = made.at(f);
+    } else if (other) {
+      SourceLoc at = made.at(other->text);
       fail(d.loc, fmt::format("'{}' on '{}', the intermediate func of the rfactor at {}:{}: the schedule may split, "
                               "fuse, swap and traverse its loops and place it (compute_at, store_at at a loop of a "
                               "func of the pipeline); nothing is computed inside it",
-                              directive_name(d.kind), f, at.line, at.col));
+                              directive_name(d.kind), other->text, at.line, at.col));
     }
     if (d.kind == DirectiveKind::Rfactor && d.names.size() > 1) {
       const Name& n = d.names[1];

@@ -831,8 +831,8 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
         // store_at names one allocation site. Stored where it is computed, that is Halide's
         // default, which `schedule halide` leaves to Halide (semantics decision 33); stored at
         // another loop of every specialization has no form.
-        bool every_spec = false;
-        if (auto fit = loops.find(store.func()); fit != loops.end() && fit->second.size() > 1) every_spec = true;
+        auto fit = loops.find(store.func());
+        bool every_spec = fit != loops.end() && fit->second.size() > 1;
         if (every_spec && !(store == compute))
           refuse(where, fmt::format("storage at the loop {}.{} of every specialization of '{}', another loop than "
                                     "the one {} is computed at (halo stores a func at one loop)",
