@@ -37,6 +37,11 @@ std::string box_text(const Box& b) {
 namespace {
 
 constexpr int64_t kMaxCols = 48, kMaxRows = 32;
+// A picture draws one rectangle per cell, however many points of more than two dimensions
+// project onto it (8 funcs over a 48×32×70 window once made a 274 MB page of 2.3 million
+// rectangles), and the tiles of one func draw at most this many cells together: beyond
+// it, the remaining tiles are counted in a note, not drawn.
+constexpr int64_t kMaxCellsPerFunc = 12'000;
 
 // An inclusive range of coordinates along one axis of a picture.
 struct Range {
@@ -88,6 +93,32 @@ struct Geometry {
   int64_t py(int64_t y) const { return oy + (y - ry.lo) * cell; }
   bool visible(Cell c) const { return c.x >= rx.lo && c.x <= rx.hi && c.y >= ry.lo && c.y <= ry.hi; }
 };
+
+// The points of `points` as a picture draws them: for each visible cell, in the order the
+// cells are first met, the last point projected onto it (the one drawn on top) and how many
+// points the projection put there.
+template <class Points, class PointOf>
+std::vector<std::pair<typename Points::const_iterator, size_t>> by_cell(const Points& points, const Geometry& g,
+                                                                       const std::array<size_t, 2>& axes,
+                                                                       PointOf point_of) {
+  std::vector<std::pair<typename Points::const_iterator, size_t>> drawn;
+  std::map<Cell, size_t> slot;
+  for (auto it = points.begin(); it != points.end(); ++it) {
+    Cell c = project(point_of(*it), axes);
+    if (!g.visible(c)) continue;
+    auto [at, fresh] = slot.emplace(c, drawn.size());
+    if (fresh) drawn.emplace_back(it, 1);
+    else drawn[at->second] = {it, drawn[at->second].second + 1};
+  }
+  return drawn;
+}
+
+// "f(1, 2, 69)", and how many more points share its cell.
+std::string cell_point_text(const std::string& func, const Point& p, size_t points_in_cell) {
+  if (points_in_cell <= 1) return point_text(func, p);
+  return fmt::format("{} and {} more point{} projected onto this cell", point_text(func, p), points_in_cell - 1,
+                     points_in_cell == 2 ? "" : "s");
+}
 
 // One rectangle per box clipped to the picture (nothing when they do not meet).
 void box_rect(HtmlWriter& w, const Geometry& g, std::pair<int64_t, int64_t> bx, std::pair<int64_t, int64_t> by,
@@ -157,15 +188,17 @@ void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, con
   if (t.allocated)
     box_rect(w, g, box_dim(*t.allocated, f.axes[0]), box_dim(*t.allocated, f.axes[1]), "layer allocated",
              "allocated " + box_text(*t.allocated));
-  for (const auto& [p, wv] : t.written) {
+  auto point_of_entry = [](const auto& entry) -> const Point& { return entry.first; };
+  auto written = by_cell(t.written, g, f.axes, point_of_entry);
+  for (const auto& [entry, n] : written) {
+    const auto& [p, wv] = *entry;
     Cell c = project(p, f.axes);
-    if (!g.visible(c)) continue;
     auto it = tiles_writing.find(p);
     bool again = it != tiles_writing.end() && it->second > 1;
     w.open("rect", {{"class", again ? "layer written recomputed" : "layer written"}, {"x", num(g.px(c.x) + 1)},
                     {"y", num(g.py(c.y) + 1)}, {"width", num(g.cell - 2)}, {"height", num(g.cell - 2)}});
     w.element("title", {},
-              fmt::format("{} = {} (stored {}×{})", point_text(f.func, p), wv.first.to_string(), wv.second,
+              fmt::format("{} = {} (stored {}×{})", cell_point_text(f.func, p, n), wv.first.to_string(), wv.second,
                           again ? fmt::format("; computed in {} tiles", it->second) : ""));
     w.close("rect");
   }
@@ -186,18 +219,19 @@ void tile_layers(HtmlWriter& w, const Geometry& g, const FuncObservation& f, con
     if (r.dims.size() == window.size())
       box_rect(w, g, box_dim(r, f.axes[0]), box_dim(r, f.axes[1]), "layer requested window", "requested: R(z) = " + box_text(r));
   }
-  for (const auto& p : t.read) {
-    Cell c = project(p, f.axes);
-    if (!g.visible(c)) continue;
+  for (const auto& [entry, n] : by_cell(t.read, g, f.axes, [](const Point& p) -> const Point& { return p; })) {
+    Cell c = project(*entry, f.axes);
     w.open("rect", {{"class", "layer requested"}, {"x", num(g.px(c.x) + g.cell / 4)}, {"y", num(g.py(c.y) + g.cell - 6)},
                     {"width", num(g.cell / 2)}, {"height", "4"}});
-    w.element("title", {}, "read: " + point_text(f.func, p));
+    w.element("title", {}, "read: " + cell_point_text(f.func, *entry, n));
     w.close("rect");
   }
-  // The values last, above every marker and outline, so that none hides a digit.
-  for (const auto& [p, wv] : t.written) {
+  // The values last, above every marker and outline, so that none hides a digit. A cell
+  // onto which several points project shows none: they need not agree.
+  for (const auto& [entry, n] : written) {
+    const auto& [p, wv] = *entry;
     Cell c = project(p, f.axes);
-    std::string label = g.visible(c) ? cell_label(wv.first, g.cell) : "";
+    std::string label = n == 1 ? cell_label(wv.first, g.cell) : "";
     if (!label.empty())
       w.element("text", {{"class", "layer written value"}, {"x", num(g.px(c.x) + g.cell / 2)},
                          {"y", num(g.py(c.y) + g.cell / 2 + 3)}, {"text-anchor", "middle"}},
@@ -238,7 +272,7 @@ std::pair<Range, Range> func_extent(const FuncObservation& f, const std::vector<
   return {rx, ry};
 }
 
-void picture_notes(HtmlWriter& w, const FuncObservation& f, bool clipped, bool about_tiles) {
+void picture_notes(HtmlWriter& w, const FuncObservation& f, bool clipped, bool about_tiles, size_t tiles_not_drawn = 0) {
   std::vector<std::string> notes;
   if (f.vars.size() > 2)
     notes.push_back(fmt::format("{} has {} dimensions: the picture draws {} across and {} down and projects the others "
@@ -246,6 +280,10 @@ void picture_notes(HtmlWriter& w, const FuncObservation& f, bool clipped, bool a
                                 f.func, f.vars.size(), f.vars[f.axes[0]], f.vars[f.axes[1]]));
   if (clipped) notes.push_back(fmt::format("Only the first {} × {} coordinates are drawn.", kMaxCols, kMaxRows));
   if (about_tiles && f.tiles_dropped) notes.push_back(fmt::format("{} more tiles ran; only the first {} are drawn.", f.tiles_dropped, f.tiles.size()));
+  if (tiles_not_drawn)
+    notes.push_back(fmt::format("The last {} of the tiles kept are not drawn: the page draws at most {} cells of each "
+                                "func.",
+                                tiles_not_drawn, kMaxCellsPerFunc));
   if (about_tiles && f.points_not_kept)
     notes.push_back(fmt::format("{} accesses of {} went to points beyond those the report keeps: counted, not drawn.",
                                 f.points_not_kept, f.func));
@@ -308,6 +346,14 @@ void write_iteration_space(HtmlWriter& w, const FuncObservation& f, const std::v
   std::map<Point, int> tiles_writing;
   for (const auto& t : f.tiles)
     for (const auto& [p, v] : t.written) ++tiles_writing[p];
+  // The tiles drawn: the first ones, as many as the page's cells allow (at least one).
+  size_t tiles_drawn = 0;
+  for (int64_t cells = 0; tiles_drawn < f.tiles.size(); ++tiles_drawn) {
+    const TileObservation& t = f.tiles[tiles_drawn];
+    int64_t cost = std::min<int64_t>(int64_t(t.written.size() + t.read.size()), 2 * rx.size() * ry.size()) + 1;
+    if (tiles_drawn > 0 && cells + cost > kMaxCellsPerFunc) break;
+    cells += cost;
+  }
 
   w.open("figure", {{"class", "func-space"}, {"data-func", f.func}, {"id", "space-" + f.func}});
   w.open("figcaption");
@@ -316,7 +362,7 @@ void write_iteration_space(HtmlWriter& w, const FuncObservation& f, const std::v
                      f.tiles.size() + f.tiles_dropped == 1 ? "" : "s", f.stores, f.loads));
   if (!f.tile_loops.empty()) w.text(fmt::format("; computed inside {}", fmt::join(f.tile_loops, " › ")));
   w.close("figcaption");
-  picture_notes(w, f, clipped, true);
+  picture_notes(w, f, clipped, true, f.tiles.size() - tiles_drawn);
   if (f.tiles.empty()) {
     w.element("p", {{"class", "note"}}, f.func + " was never allocated, written or read in this run.");
     w.close("figure");
@@ -327,12 +373,12 @@ void write_iteration_space(HtmlWriter& w, const FuncObservation& f, const std::v
     // One row per tile, as in figs. 2.2 and 2.3.
     Geometry g{rx, ry, 130, 22, rx.size() > 24 ? 20 : 30};
     const int64_t row = g.cell + 12;
-    const int64_t width = g.ox + rx.size() * g.cell + 10, height = g.oy + int64_t(f.tiles.size()) * row + 4;
+    const int64_t width = g.ox + rx.size() * g.cell + 10, height = g.oy + int64_t(tiles_drawn) * row + 4;
     w.open("svg", {{"class", "iteration-space"}, {"width", num(width)}, {"height", num(height)},
                    {"viewBox", fmt::format("0 0 {} {}", width, height)}, {"role", "img"},
                    {"aria-label", "iteration space of " + f.func}});
     axis_labels(w, g, false);
-    for (size_t i = 0; i < f.tiles.size(); ++i) {
+    for (size_t i = 0; i < tiles_drawn; ++i) {
       Geometry gi = g;
       gi.oy = g.oy + int64_t(i) * row;
       const TileObservation& t = f.tiles[i];
@@ -348,7 +394,7 @@ void write_iteration_space(HtmlWriter& w, const FuncObservation& f, const std::v
     // One grid per tile: x across, y down.
     const int64_t cell = std::max<int64_t>(12, std::min<int64_t>(26, 360 / std::max(rx.size(), ry.size())));
     w.open("div", {{"class", "tiles"}});
-    for (size_t i = 0; i < f.tiles.size(); ++i) {
+    for (size_t i = 0; i < tiles_drawn; ++i) {
       const TileObservation& t = f.tiles[i];
       Geometry g{rx, ry, 34, 34, cell};
       const int64_t width = g.ox + rx.size() * cell + 6, height = g.oy + ry.size() * cell + 6;
@@ -398,12 +444,13 @@ void write_heat_map(HtmlWriter& w, const FuncObservation& f, const std::vector<I
     auto rgb = ramp(t);
     return std::pair<std::string, bool>{fmt::format("rgb({},{},{})", rgb[0], rgb[1], rgb[2]), t < 0.6};
   };
-  for (const auto& [p, v] : f.last_values) {
+  auto heat = by_cell(f.last_values, g, f.axes, [](const auto& entry) -> const Point& { return entry.first; });
+  for (const auto& [entry, n] : heat) {
+    const auto& [p, v] = *entry;
     Cell c = project(p, f.axes);
-    if (!g.visible(c)) continue;
     w.open("rect", {{"class", v.is_error() ? "heat-cell error" : "heat-cell"}, {"x", num(g.px(c.x))},
                     {"y", num(g.py(c.y))}, {"width", num(cell)}, {"height", num(cell)}, {"fill", shade(v).first}});
-    w.element("title", {}, point_text(f.func, p) + " = " + v.to_string());
+    w.element("title", {}, cell_point_text(f.func, p, n) + " = " + v.to_string());
     w.close("rect");
   }
   if (f.is_output) {
@@ -414,9 +461,10 @@ void write_heat_map(HtmlWriter& w, const FuncObservation& f, const std::vector<I
       box_rect(w, g, box_dim(r, f.axes[0]), box_dim(r, f.axes[1]), "window-outline", "R(z) = " + box_text(r));
   }
   // The values last, above the outline of R(z), so that it hides no digit.
-  for (const auto& [p, v] : f.last_values) {
+  for (const auto& [entry, n] : heat) {
+    const auto& [p, v] = *entry;
     Cell c = project(p, f.axes);
-    std::string label = g.visible(c) ? cell_label(v, cell) : "";
+    std::string label = n == 1 ? cell_label(v, cell) : "";
     if (!label.empty())
       w.element("text", {{"class", shade(v).second ? "heat-value dark" : "heat-value"}, {"x", num(g.px(c.x) + cell / 2)},
                          {"y", num(g.py(c.y) + cell / 2 + 4)}, {"text-anchor", "middle"}},

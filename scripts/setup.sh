@@ -71,8 +71,21 @@ setup_exo
 # --- end of Exo ----------------------------------------------------------------------------
 [ "${1:-}" = "--deps-only" ] && exit 0
 
+# What running halo needs, and nothing more (the test command builds the tests): halo
+# first, shown at work on the bundled blur as soon as it links, then the Halide workers
+# that `--target halide` runs.
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build
+echo "building halo (build/halo)"
+cmake --build build --target halo
 echo
 echo "\$ build/halo eval examples/blur.halo"
 build/halo eval examples/blur.halo
+echo
+echo "\$ build/halo oracle examples/blur.halo"
+build/halo oracle examples/blur.halo
+echo
+echo "building the Halide workers (halo oracle --target halide; docs/halide.md)"
+cmake --build build --target halo_runtime
+echo
+echo "\$ build/halo oracle examples/blur.halo --target halide@all"
+build/halo oracle examples/blur.halo --target halide@all

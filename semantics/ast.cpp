@@ -1,6 +1,9 @@
 // Constructors, structural equality, and the generic traversals of ast.hpp.
 #include "semantics/ast.hpp"
 
+#include <array>
+#include <unordered_map>
+
 #include "support/command_budget.hpp"
 
 #include <fmt/format.h>
@@ -98,9 +101,44 @@ Type Pipeline::param_type(size_t i) const {
   return declared_param_type(i).value_or(Type::int_(32));
 }
 
+namespace {
+// Pipeline::find in constant time: every pass looks funcs up by name once per access, and a
+// linear search made `halo check` on 100,000 funcs take 40 s. `funcs` is a public vector
+// that passes edit, so an index is only a hint: a hit is checked against the vector, a miss
+// falls back to the search, and a search that finds what the index did not rebuilds it.
+// The hints live beside the pipelines, per thread (no locking, no index shared by threads),
+// for the few pipelines a pass has in hand at once; a pipeline gone and another at its
+// address is caught by the check like any other edit.
+struct FuncIndexHint {
+  const Pipeline* pipeline = nullptr;
+  std::unordered_map<std::string, size_t> index;
+};
+constexpr size_t kFuncIndexHints = 4;
+thread_local std::array<FuncIndexHint, kFuncIndexHints> t_hints;
+thread_local size_t t_next_hint = 0;
+}  // namespace
+
 const FuncDef* Pipeline::find(const std::string& f) const {
-  for (const auto& fd : funcs)
-    if (fd.name.text == f) return &fd;
+  FuncIndexHint* hint = nullptr;
+  for (auto& h : t_hints)
+    if (h.pipeline == this) hint = &h;
+  if (hint) {
+    auto it = hint->index.find(f);
+    if (it != hint->index.end() && it->second < funcs.size() && funcs[it->second].name.text == f) return &funcs[it->second];
+  }
+  for (size_t i = 0; i < funcs.size(); ++i) {
+    if (funcs[i].name.text != f) continue;
+    if (funcs.size() > 8) {  // small pipelines search faster than they hash
+      if (!hint) {
+        hint = &t_hints[t_next_hint];
+        t_next_hint = (t_next_hint + 1) % kFuncIndexHints;
+        hint->pipeline = this;
+      }
+      hint->index.clear();
+      for (size_t j = 0; j < funcs.size(); ++j) hint->index.emplace(funcs[j].name.text, j);  // a duplicate: the first
+    }
+    return &funcs[i];
+  }
   return nullptr;
 }
 

@@ -23,6 +23,7 @@
 #include "schedule/schedule.hpp"
 #include "support/child_processes.hpp"
 #include "support/command_budget.hpp"
+#include "support/command_budget_process.hpp"
 #include "support/json_text.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
@@ -451,6 +452,7 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, bool own_process) {
+  if (own_process) count_commands_from_process_start();
   install_candidate_cleanup();  // SIGINT/SIGTERM/SIGHUP kill every candidate's processes first
   CLI::App app{"halo: an executable formal semantics and test oracle for Halide-style languages"};
   app.set_version_flag("--version", std::string("halo ") + "0.1.0");
@@ -588,7 +590,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   // command would have ended with. Standard output is not flushed: the command may be
   // writing it on its own thread.
   auto end_overrun = [&] {
-    if (!command_overran(0.3)) return;
+    if (!command_overran(0.2)) return;
     end_candidates_now();
     err << "halo: stopped: " << time_limit_message() << std::endl;
     _exit(kExitLimit);

@@ -29,6 +29,7 @@ struct ExplainState {
   std::string point, trace_func, trace_point;
   uint64_t max_steps = explain::ExplainOptions::default_limits().max_steps;
   double timeout = 60;  // a runaway stops within a minute (0: no limit)
+  uint64_t max_memory_mib = Limits{}.max_memory_bytes >> 20;
   std::string target = "self";  // halide[@M|@all]: the page also shows the compiler's side
   std::string slice;            // "A,B": the dimensions the pictures draw
 };
@@ -81,6 +82,7 @@ int explain_action(const ExplainState& st, std::ostream& out) {
   o.slice = parse_slice(st.slice, st.file);
   o.limits.max_steps = st.max_steps;
   o.limits.max_seconds = st.timeout;
+  o.limits.max_memory_bytes = st.max_memory_mib << 20;
   if (st.target != "self") {
     halide::HalideSelection sel = halide::select_halide_versions(st.target);
     if (!sel.error.empty()) throw InputError(Diagnostic{st.file, {}, sel.error});
@@ -138,10 +140,14 @@ Subcommand register_explain(CLI::App& app) {
           "self|halide[@M|@all]"))
       ->capture_default_str();
   cmd->add_option("--max-steps", st->max_steps, "stop each evaluation after this many steps")->check(unsigned_integer())->capture_default_str();
-  cmd->add_option("--timeout", st->timeout, "stop each evaluation after this many seconds (0: no limit)")
+  cmd->add_option("--timeout", st->timeout, "stop after this many seconds, every phase and the page included (0: no limit)")
       ->check(seconds_value())->capture_default_str();
+  cmd->add_option("--max-memory", st->max_memory_mib,
+                  "memory limit in MiB: the evaluations' tables and buffers, big integers, and what the whole command "
+                  "holds")
+      ->check(mebibytes_value())->capture_default_str();
   return Subcommand{cmd, [st](std::ostream& out, std::ostream&) {
-                      ScopedCommandBudget budget(CommandLimits{st->timeout, uint64_t{4} << 30, true});  // every phase, rendering too
+                      ScopedCommandBudget budget(CommandLimits{st->timeout, st->max_memory_mib << 20, true});  // every phase, rendering too
                       return explain_action(*st, out);
                     }};
 }

@@ -221,6 +221,27 @@ def rows(halo, d):
                       '"func": "out", "init_func": "x"}, {"kind": "scalar", "type": "bool", "value": 1}]}')
     r.append(Row("manifest-init-func-bool-1", "a manifest with init_func and a bool given as 1",
                  [halo, "kernel", init_func], {0}, 60))
+    # Limits (issue 31).
+    line = write(d, "line100k.halo", "pipeline f99999() { fun f0(x) = { x } " + " ".join(
+        "fun f%d(x) = { f%d[x] }" % (i, i - 1) for i in range(1, 100000)) + " }\nrealize () over (0, 2)\n")
+    r.append(Row("check-100000-funcs-one-line", "halo check on 100,000 funcs on one line (a lookup by name)",
+                 [halo, "check", line, "--timeout", "10"], {0}, 10))
+    cube = write(d, "cube8.halo", "pipeline f7() {\n  fun f0(x, y, z) = { x + y * 2 + z * 3 }\n" + "".join(
+        "  fun f%d(x, y, z) = { f%d[x, y, z] + %d }\n" % (i, i - 1, i) for i in range(1, 8)) +
+        "}\n\nrealize () over (0, 48), (0, 32), (0, 70)\n")
+    r.append(Row("explain-8-funcs-48x32x70", "halo explain on 8 funcs over a 48×32×70 window (the page's size)",
+                 [halo, "explain", cube, "-o", os.path.join(d, "cube.html"), "--timeout", "20"], {0, 3}, 20))
+    blur = os.path.join(SRC, "examples", "blur.halo")
+    r.append(Row("derivation-blur-w300", "halo eval --derivation 1,1 of the blur with w=300 under --timeout 10",
+                 [halo, "eval", blur, "--param", "w=300", "--derivation", "1,1", "--timeout", "10"], {3}, 10))
+    r.append(Row("derivation-blur-w300-memory", "the same derivation under --max-memory 256 (no --timeout)",
+                 [halo, "eval", blur, "--param", "w=300", "--derivation", "1,1", "--max-memory", "256",
+                  "--timeout", "0"], {3}, 60, expect="memory limit reached"))
+    r.append(Row("explain-blur-w200000-memory", "halo explain of the blur with w=200000 under --max-memory 256",
+                 [halo, "explain", blur, "--param", "w=200000", "--max-memory", "256", "--timeout", "0"], {0, 3}, 60,
+                 expect="memory limit reached"))
+    r.append(Row("oracle-blur-w200000", "halo oracle on the blur with w=200000 under --timeout 20",
+                 [halo, "oracle", blur, "--param", "w=200000", "--timeout", "20"], {3}, 20))
     return r
 
 
