@@ -27,10 +27,11 @@ ExoCaseOutcome check_exo_case(const ExoKernelCase& c, double timeout) {
   b.inits = exo_case_inits(c);
   KernelOptions o;
   o.timeout_seconds = timeout;
+  o.timeout_flag = "--case-timeout";
   o.max_memory_mib = 2048;
   auto first_lines = [](const std::string& s) { return s.substr(0, std::min<size_t>(s.size(), 2000)); };
   try {
-    ExoKernelReport r = check_exo_kernel(script, "scheduled", b, o);
+    ExoKernelReport r = check_exo_kernel(script, "scheduled", b, o, timeout, "--case-timeout");
     const KernelReport& k = r.kernel;
     if (k.holds()) return {"holds", "", false};
     if (!k.memory_safe) {

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <mutex>
 #include <vector>
+#include <limits>
 #include <unistd.h>
 
 namespace halo {
@@ -135,6 +136,12 @@ void watch_poll_gaps(bool on) {
 }
 
 double longest_poll_gap_cpu_seconds() { return double(g_longest_poll_gap_ns.load()) / 1e9; }
+
+double command_seconds_left() {
+  int64_t d = g_deadline_ns.load(std::memory_order_relaxed);
+  if (d == 0) return std::numeric_limits<double>::infinity();
+  return std::max<double>(0, double(d - now_ns()) / 1e9);
+}
 
 bool command_overran(double grace) {
   int64_t d = g_command_deadline_ns.load();

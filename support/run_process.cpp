@@ -1,10 +1,14 @@
 // The child-process runner of run_process.hpp: fork, limits, exec, wait with a deadline.
 #include "support/run_process.hpp"
 #include "support/child_processes.hpp"
+#include "support/diagnostics.hpp"
+
+#include <fmt/format.h>
 
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -73,13 +77,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   for (auto& s : argv_copy) args.push_back(s.data());
   args.push_back(nullptr);
 
-  char out_path[] = "/tmp/halo-child-output-XXXXXX";
-  int out_fd = mkstemp(out_path);
+  // A file in memory, not in $TMPDIR: a program halo runs only to ask it something (Exo's
+  // version) must not depend on a writable temporary folder. The child's file-size limit
+  // bounds it as it bounds any file the child writes.
+  int out_fd = memfd_create("halo-child-output", MFD_CLOEXEC);
   if (out_fd < 0) {
     r.error = std::string("cannot create a file for the child's output: ") + std::strerror(errno);
     return r;
   }
-  unlink(out_path);  // the descriptor keeps it alive
 
   uint64_t cpu = limits.cpu_seconds ? limits.cpu_seconds : uint64_t(std::ceil(limits.wall_seconds)) + 1;
   auto start = std::chrono::steady_clock::now();
@@ -170,12 +175,47 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   return r;
 }
 
+std::vector<std::string> command_words(const std::string& command_line) {
+  std::vector<std::string> words;
+  std::istringstream in(command_line);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+std::string find_program(const std::string& name) {
+  auto executable = [](const std::string& p) {
+    struct stat st;
+    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+  };
+  if (name.empty()) return "";
+  if (name.find('/') != std::string::npos) return executable(name) ? name : "";
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    std::string p = (std::filesystem::path(dir.empty() ? "." : dir) / name).string();
+    if (executable(p)) return p;
+  }
+  return "";
+}
+
 WorkDir::WorkDir(const std::string& prefix) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  // $TMPDIR as POSIX defines it (and mkdtemp's users read it): what the user asked for is
+  // where halo works, or a clear refusal; never a silent fallback to another folder.
+  const char* tmpdir = std::getenv("TMPDIR");
+  bool from_env = tmpdir && *tmpdir;
+  std::string root = from_env ? tmpdir : "/tmp";
+  std::string tmpl = (std::filesystem::path(root) / (prefix + "-XXXXXX")).string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   TempDirChange change;  // a signal now finds the directory registered, or not made yet
-  if (!mkdtemp(buf.data())) throw std::runtime_error("cannot create a temporary directory");
+  if (!mkdtemp(buf.data())) {
+    int e = errno;
+    throw InputError(Diagnostic{"", {},
+                                fmt::format("cannot create a temporary folder in {}: {}",
+                                            from_env ? "TMPDIR=" + root : root + " (TMPDIR is not set)",
+                                            std::strerror(e))});
+  }
   path = buf.data();
   signal_slot = register_temp_dir(path);
 }

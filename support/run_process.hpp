@@ -29,6 +29,12 @@ struct ProcessResult {
   std::string output;       // stdout and stderr interleaved, at most `max_output` bytes (head and tail)
 };
 
+// Seconds until the command's deadline (support/command_budget.hpp; 0 once it has passed,
+// infinity without one). A child (the C compiler, Exo, a kernel) gets the earlier of its
+// own limit and this, so that it cannot run a command past its --timeout. Defined beside
+// the budget in command_budget.cpp.
+double command_seconds_left();
+
 // Runs argv[0] (a path) with the given extra environment entries ("NAME=VALUE", replacing
 // inherited ones) in directory `cwd`.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
@@ -37,7 +43,19 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
 // "killed by SIGSEGV (segmentation fault)" and the like.
 std::string describe_signal(int sig);
 
-// A fresh temporary directory named PREFIX-XXXXXX, removed with everything in it unless kept.
+// A program given as a command line in an environment variable ($CC, "ccache gcc", "gcc
+// -O0"): split on whitespace as build tools split it, the first word the program, the rest
+// arguments that come before halo's own. No quoting, as make and CMake read $CC.
+std::vector<std::string> command_words(const std::string& command_line);
+
+// A program named without a slash, looked up in PATH as a shell would; a name with a slash
+// as it is. Empty when no executable file of that name exists.
+std::string find_program(const std::string& name);
+
+// A fresh temporary directory named PREFIX-XXXXXX in $TMPDIR (else /tmp), removed with
+// everything in it unless kept. A folder that cannot be made there is the user's
+// environment, not halo's failure: InputError (exit 2) naming the folder and the system's
+// reason.
 struct WorkDir {
   std::string path;
   bool keep = false;

@@ -7,6 +7,8 @@
 #include "candidates/kernel/kernel_manifest.hpp"
 #include "support/child_processes.hpp"
 #include "support/json_text.hpp"
+#include "support/diagnostics.hpp"
+#include "support/run_process.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "tests/cli_support.hpp"
@@ -558,4 +560,171 @@ TEST_CASE("reliability: deep queries and programs print in linear size", "[relia
   REQUIRE(sched.status == 0);
   std::string tgt = s.write("chain.tgt", sched.out);
   CHECK(run({"check", tgt}).status == 0);
+}
+
+// ---------------------------------------------------------------- the kernel's environment
+// (issue 31): TMPDIR, $CC, a slow compile, and an Exo script that fails in every way.
+
+namespace {
+
+// Sets (or, with nullptr, unsets) an environment variable for one scope.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> saved;
+  ScopedEnv(std::string n, const char* value) : name(std::move(n)) {
+    if (const char* old = std::getenv(name.c_str())) saved = old;
+    if (value) ::setenv(name.c_str(), value, 1);
+    else ::unsetenv(name.c_str());
+  }
+  ~ScopedEnv() {
+    if (saved) ::setenv(name.c_str(), saved->c_str(), 1);
+    else ::unsetenv(name.c_str());
+  }
+};
+
+// A plain-C kernel that holds: out[i] = i.
+std::string write_identity_kernel(const Scratch& s, const std::string& source = "") {
+  s.write("spec.halo", "pipeline out() {\n  fun out(i) = { i }\n}\nrealize () over (0, 4)\n");
+  s.write("k.c", source.empty() ? "#include <stdint.h>\nvoid k(int32_t* out) { for (int i = 0; i < 4; ++i) out[i] = i; }\n"
+                                : source);
+  return s.write("k.json", R"({"platform": "c", "sources": ["k.c"], "function": "k", "spec": "spec.halo",
+  "args": [{"kind": "output", "type": "int32_t", "shape": [4], "func": "out"}]})");
+}
+
+}  // namespace
+
+TEST_CASE("reliability: a TMPDIR that is missing, a file or not writable is refused with exit 2",
+          "[reliability][kernel-env]") {
+  Scratch s("tmpdir");
+  std::string manifest = write_identity_kernel(s);
+  std::string file = s.write("a-file", "x");
+  fs::create_directories(s.dir / "readonly");
+  fs::permissions(s.dir / "readonly", fs::perms::owner_read | fs::perms::owner_exec);
+  // root writes into a 0555 folder; sysfs refuses it even to root.
+  std::string readonly = ::geteuid() == 0 ? "/sys" : (s.dir / "readonly").string();
+  for (const std::string& tmpdir : {(s.dir / "missing").string(), file, readonly}) {
+    ScopedEnv env("TMPDIR", tmpdir.c_str());
+    CliResult r = run({"kernel", manifest});
+    INFO(tmpdir << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("cannot create a temporary folder in TMPDIR=" + tmpdir + ": ") != std::string::npos);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    CHECK_THROWS_AS(WorkDir("halo-test"), InputError);
+  }
+  fs::permissions(s.dir / "readonly", fs::perms::owner_all);
+  ScopedEnv env("TMPDIR", s.dir.c_str());  // a good TMPDIR is where the work happens
+  WorkDir d("halo-test");
+  CHECK(fs::path(d.path).parent_path() == s.dir);
+}
+
+TEST_CASE("reliability: $CC is a command line, and a missing or broken compiler is exit 2",
+          "[reliability][kernel-env]") {
+  Scratch s("cc");
+  std::string manifest = write_identity_kernel(s);
+  CHECK(command_words("  ccache  gcc -O0 ") == std::vector<std::string>{"ccache", "gcc", "-O0"});
+  for (const char* cc : {"cc -O0", "  cc  ", "cc -Wall -Wextra"}) {
+    ScopedEnv env("CC", cc);
+    CliResult r = run({"kernel", manifest});
+    INFO(cc << ": " << r.err << r.out);
+    CHECK(r.status == 0);
+  }
+  if (!find_program("ccache").empty()) {
+    ScopedEnv env("CC", "ccache cc");
+    CliResult r = run({"kernel", manifest});
+    INFO(r.err << r.out);
+    CHECK(r.status == 0);
+  }
+  {
+    ScopedEnv env("CC", "halo-no-such-compiler -O1");
+    CliResult r = run({"kernel", manifest});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("no C compiler: CC='halo-no-such-compiler -O1' names 'halo-no-such-compiler', which is not on "
+                     "PATH") != std::string::npos);
+  }
+  {
+    ScopedEnv cc("CC", nullptr);
+    ScopedEnv path("PATH", s.dir.c_str());  // a folder without cc
+    CliResult r = run({"kernel", manifest});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("no C compiler: cc is not on PATH; set CC or install cc") != std::string::npos);
+  }
+  {
+    // The compiler itself fails on every program: the environment's fault, not the kernel's.
+    ScopedEnv env("CC", "cc -Wl,--halo-no-such-linker-option");
+    CliResult r = run({"kernel", manifest});
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("the C compiler does not work") != std::string::npos);
+    CHECK(r.err.find("the kernel does not compile") == std::string::npos);
+  }
+}
+
+TEST_CASE("reliability: --timeout bounds the kernel's compile, and hitting it is exit 3",
+          "[reliability][kernel-env]") {
+  Scratch s("slowcompile");
+  // Each include level doubles the work: level 18 took 5 s of CPU with gcc 12, so 26 takes
+  // about 20 minutes, in a few KiB of memory.
+  std::string manifest = write_identity_kernel(
+      s, "#include <stdint.h>\n#if __INCLUDE_LEVEL__ < 26\n#include __FILE__\n#include __FILE__\n#endif\n"
+         "#if __INCLUDE_LEVEL__ == 0\nvoid k(int32_t* out) { for (int i = 0; i < 4; ++i) out[i] = i; }\n#endif\n");
+  auto t0 = std::chrono::steady_clock::now();
+  CliResult r = run({"kernel", manifest, "--timeout", "2"});
+  INFO(r.err << r.out);
+  CHECK(r.status == 3);
+  CHECK(r.err.find("time limit reached (2 s) while compiling the kernel; raise it with --timeout") != std::string::npos);
+  CHECK(seconds_since(t0) < 2 + 30);  // generous: the machine may be loaded
+}
+
+namespace {
+
+// A stand-in for Exo's Python: a shell script run as `PYTHON HELPER SCRIPT PROC OUTDIR`.
+CliResult run_fake_exo(const Scratch& s, const std::string& body, std::vector<std::string> extra = {}) {
+  std::string fake = s.write("fake-python", "#!/bin/sh\n" + body + "\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  std::string script = s.write("user.py", "# the user's script\n");
+  std::string spec = s.write("spec.halo", "pipeline out() {\n  fun out(i) = { i }\n}\nrealize () over (0, 4)\n");
+  ScopedEnv env("HALO_EXO_PYTHON", fake.c_str());
+  std::vector<std::string> args = {"exo", script, "p", "--spec", spec};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run(args);
+}
+
+}  // namespace
+
+TEST_CASE("reliability: every way an Exo script fails is a clear message with the right status",
+          "[reliability][kernel-env]") {
+  Scratch s("exofail");
+  struct Case {
+    const char* what;
+    std::string body;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {"malformed signature", "echo '{\"function\": 7' > \"$4/signature.json\"; exit 0", "no usable signature"},
+      {"signature of the wrong shape", "echo '{\"function\": \"p\", \"source\": \"p.c\", \"platform\": \"c\", "
+                                       "\"args\": [5]}' > \"$4/signature.json\"; touch \"$4/p.c\"; exit 0",
+       "an argument needs"},
+      {"no signature", "exit 0", "the file is missing"},
+      {"exit status 3 of its own", "echo 'the script gave up'; exit 3", "ended with status 3"},
+      {"exit status 7", "exit 7", "ended with status 7"},
+      {"a signal", "kill -SEGV $$", "killed by SIGSEGV"},
+  };
+  for (const auto& c : cases) {
+    CliResult r = run_fake_exo(s, c.body);
+    INFO(c.what << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+    CHECK(r.err.find("setup.sh") == std::string::npos);
+  }
+  // Only the helper's own failure to import exo asks for the set-up.
+  CliResult missing = run_fake_exo(s, "echo 'exo-lang is not importable by fake: No module named exo'; exit 3");
+  CHECK(missing.status == 2);
+  CHECK(missing.err.find("run scripts/setup.sh") != std::string::npos);
+  // A hang is a limit, with the flag that raises it.
+  auto t0 = std::chrono::steady_clock::now();
+  CliResult hang = run_fake_exo(s, "exec sleep 60", {"--exo-timeout", "1"});
+  INFO(hang.err);
+  CHECK(hang.status == 3);
+  CHECK(hang.err.find("Exo did not finish within 1 s; raise it with --exo-timeout") != std::string::npos);
+  CHECK(seconds_since(t0) < 30);
 }

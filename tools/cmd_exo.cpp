@@ -3,7 +3,8 @@
 // (exo-lang from PyPI) and checks the C it emits like `halo kernel` checks any kernel: on
 // the Gemmini simulator or under SIMDe and AddressSanitizer, against the big-step reference
 // of the spec (candidates/exo/exo_kernel.hpp, docs/kernels.md). Exit status as for `halo
-// kernel`; exo-lang missing or a script Exo rejects is bad input (2).
+// kernel`; exo-lang missing or a script that fails in any way is bad input (2), Exo
+// running out of --exo-timeout a limit (3).
 #include "candidates/exo/exo_kernel.hpp"
 #include "support/json_text.hpp"
 #include "tools/commands.hpp"
@@ -18,7 +19,8 @@ Subcommand register_exo(CLI::App& app) {
     std::string script, proc, spec;
     std::vector<std::string> params, args, funcs, inits;
     bool json = false;
-    KernelRunFlags run;  // --timeout also bounds Exo's own run
+    double exo_timeout = kExoDefaultSeconds;  // Exo's own run; --timeout bounds the compile and the kernel
+    KernelRunFlags run;
   };
   auto st = std::make_shared<State>();
   auto* cmd = app.add_subcommand("exo", "compile an Exo procedure with the installed Exo and check the C it emits "
@@ -33,6 +35,10 @@ Subcommand register_exo(CLI::App& app) {
   cmd->add_option("--func", st->funcs, "A=F: tensor argument A holds func F of the spec (default: the func named A)");
   cmd->add_option("--init", st->inits, "A=F: a tensor the procedure reads and writes starts as func F (default: zeros)");
   cmd->add_flag("--json", st->json, "machine-readable output on stdout (halo kernel's, plus an \"exo\" object)");
+  cmd->add_option("--exo-timeout", st->exo_timeout,
+                  "wall-clock seconds Exo's own run (the script, its scheduling, C generation) may take")
+      ->check(seconds_value() & CLI::PositiveNumber)
+      ->capture_default_str();
   add_kernel_run_flags(cmd, st->run);
   return Subcommand{cmd, [st](std::ostream& out, std::ostream&) {
                       ExoBinding b;
@@ -41,7 +47,7 @@ Subcommand register_exo(CLI::App& app) {
                       for (const auto& s : st->args) b.args.push_back(split_binding("--arg", s));
                       for (const auto& s : st->funcs) b.funcs.push_back(split_binding("--func", s));
                       for (const auto& s : st->inits) b.inits.push_back(split_binding("--init", s));
-                      ExoKernelReport r = check_exo_kernel(st->script, st->proc, b, st->run.options());
+                      ExoKernelReport r = check_exo_kernel(st->script, st->proc, b, st->run.options(), st->exo_timeout);
                       if (st->json) out << exo_report_to_json(r).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
                       else
                         out << "Exo " << r.exo_version << ": " << r.script << " " << r.proc << "\n"

@@ -175,8 +175,11 @@ def main(argv):
             fail(2, f"{script}: error: cannot load this file as a Python module")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-    except SystemExit:
-        raise
+    except SystemExit as e:
+        # The script's own exit is its failure (status 2 here), never mistaken for this
+        # helper's statuses (3 means exo-lang is missing).
+        fail(2, f"{script}: error: the script exited (sys.exit({e.code!r})) while it was loaded, "
+                f"before '{proc_name}' could be taken from it")
     except BaseException:  # noqa: BLE001 - the user's script or Exo's scheduling rejected it
         fail(2, f"{script}: error: the script failed under Exo {exo_version()}:\n" + traceback.format_exc(limit=6))
     p = getattr(module, proc_name, None)

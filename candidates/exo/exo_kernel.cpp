@@ -2,12 +2,15 @@
 // binding a compiled procedure's signature to a .halo spec as a kernel manifest.
 #include "candidates/exo/exo_kernel.hpp"
 
+#include "support/command_budget.hpp"
 #include "support/run_process.hpp"
 #include "semantics/parser.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +32,9 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* const kInstallHint = "run scripts/setup.sh (it installs exo-lang==1.0.0 into the project's .venv/)";
+// What candidates/exo/exo_compile.py says, with exit status 3, when it cannot import exo.
+const char* const kNotImportable = "exo-lang is not importable by";
+constexpr uint64_t kExoFileBytes = uint64_t{256} << 20;
 
 std::string read_whole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -53,6 +59,43 @@ nlohmann::json cli_value(const std::string& v) {
   double d = std::strtod(v.c_str(), &end);
   if (!v.empty() && end && *end == '\0') return d;
   return v;
+}
+
+// The helper's signature.json, checked for what halo reads from it: a script that exits
+// 0 without it, or replaces it, is the script's failure (Rejected), never an exception.
+void read_signature(const std::string& outdir, ExoCompileResult& res) {
+  std::string path = (fs::path(outdir) / "signature.json").string();
+  auto malformed = [&](const std::string& why) {
+    res.status = ExoCompileResult::Status::Rejected;
+    res.message = fmt::format("Exo's run of the script ended with status 0 but left no usable signature ({}): {}",
+                              path, why);
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return malformed("the file is missing (did the script end the process itself?)");
+  nlohmann::json sig = nlohmann::json::parse(in, nullptr, false);
+  if (sig.is_discarded()) return malformed("not JSON");
+  auto is_string = [&](const nlohmann::json& j, const char* key) { return j.contains(key) && j[key].is_string(); };
+  if (!sig.is_object() || !is_string(sig, "function") || !is_string(sig, "source") || !is_string(sig, "platform") ||
+      !sig.contains("args") || !sig["args"].is_array())
+    return malformed("it needs the strings \"function\", \"source\", \"platform\" and the array \"args\"");
+  for (const auto& a : sig["args"]) {
+    if (!a.is_object() || !is_string(a, "name") || !is_string(a, "kind") || !a.contains("read") ||
+        !a["read"].is_boolean() || !a.contains("written") || !a["written"].is_boolean() ||
+        (a.contains("mem") && !a["mem"].is_string()) || (a.contains("ctype") && !a["ctype"].is_string()) ||
+        (a.contains("shape") && !a["shape"].is_array()))
+      return malformed("an argument needs \"name\", \"kind\", \"read\" and \"written\": " + a.dump());
+    std::string kind = a["kind"];
+    if ((kind == "bool" || kind == "scalar" || kind == "tensor") && !is_string(a, "ctype"))
+      return malformed("the " + kind + " argument needs its \"ctype\": " + a.dump());
+    if (kind == "tensor" && !(a.contains("shape") && a["shape"].is_array()))
+      return malformed("the tensor argument needs its \"shape\": " + a.dump());
+  }
+  std::string source = (fs::path(outdir) / sig["source"].get<std::string>()).string();
+  std::error_code ec;
+  if (!fs::is_regular_file(source, ec)) return malformed("its source " + source + " is not a file");
+  res.status = ExoCompileResult::Status::Compiled;
+  res.signature = std::move(sig);
+  res.source = source;
 }
 
 }  // namespace
@@ -81,7 +124,7 @@ std::string exo_unavailable_reason() {
 }
 
 ExoCompileResult compile_exo_proc(const std::string& script, const std::string& proc, const std::string& outdir,
-                                  double timeout_seconds) {
+                                  double timeout_seconds, const std::string& timeout_flag) {
   ExoCompileResult res;
   ExoPaths p = exo_paths();
   std::error_code ec;
@@ -91,24 +134,37 @@ ExoCompileResult compile_exo_proc(const std::string& script, const std::string& 
     return res;
   }
   ProcessLimits lim;
-  lim.wall_seconds = timeout_seconds;
+  const double left = command_seconds_left();
+  lim.wall_seconds = std::min(timeout_seconds, left);
+  // Exo writes a few small files; a script that prints or writes without end stops here.
+  lim.file_bytes = kExoFileBytes;
   ProcessResult r = run_process({p.python, p.helper, script, proc, outdir}, {"PYTHONDONTWRITEBYTECODE=1"}, ".", lim);
+  auto said = [&] { return r.output.empty() ? std::string() : ":\n" + r.output; };
   if (!r.started) {
     res.status = ExoCompileResult::Status::Unavailable;
     res.message = fmt::format("cannot run {}: {}", p.python, r.error);
+  } else if (r.timed_out || r.signal == SIGXCPU) {
+    res.status = ExoCompileResult::Status::Limit;
+    res.message = lim.wall_seconds >= left ? time_limit_message()
+                                           : fmt::format("time limit reached: Exo did not finish within {} s; raise "
+                                                         "it with {}",
+                                                         timeout_seconds, timeout_flag);
   } else if (r.exited && r.exit_code == 0) {
     res.status = ExoCompileResult::Status::Compiled;
-    std::string sig_path = (fs::path(outdir) / "signature.json").string();
-    res.signature = nlohmann::json::parse(read_whole(sig_path));
-    res.source = (fs::path(outdir) / res.signature.at("source").get<std::string>()).string();
-  } else if (r.exited && r.exit_code == 3) {
+    read_signature(outdir, res);
+  } else if (r.exited && r.exit_code == 3 && r.output.find(kNotImportable) != std::string::npos) {
+    // Only the helper's own import of exo says this; a script's sys.exit(3) is its failure.
     res.status = ExoCompileResult::Status::Unavailable;
     res.message = r.output + kInstallHint;
+  } else if (r.exited && r.exit_code == 2) {
+    res.message = r.output;  // the helper's message: the script, the procedure or Exo refused it
+  } else if (r.exited) {
+    res.message = fmt::format("Exo's run of the script ended with status {}{}", r.exit_code, said());
+  } else if (r.signal == SIGXFSZ) {
+    res.message = fmt::format("Exo's run of the script wrote more than {} MiB (its output or files) and was stopped{}",
+                              kExoFileBytes >> 20, said());
   } else {
-    res.status = ExoCompileResult::Status::Rejected;
-    res.message = r.timed_out ? fmt::format("Exo did not finish within {} s", timeout_seconds)
-                  : r.exited  ? r.output
-                              : describe_signal(r.signal) + "\n" + r.output;
+    res.message = fmt::format("Exo's run of the script was {}{}", describe_signal(r.signal), said());
   }
   return res;
 }
@@ -181,7 +237,10 @@ nlohmann::json exo_kernel_manifest(const nlohmann::json& signature, const std::s
         else
           bad(origin, fmt::format("the extent '{}' of tensor '{}' is an expression; halo needs each extent to be a "
                                   "number or a size argument",
-                                  e.value("expr", std::string("?")), name));
+                                  e.is_object() && e.contains("expr") && e["expr"].is_string()
+                                      ? e["expr"].get<std::string>()
+                                      : e.dump(),
+                                  name));
       }
       std::string func = funcs.count(name) ? funcs[name] : name;
       if (!spec.pipeline.find(func))
@@ -222,16 +281,26 @@ nlohmann::json exo_kernel_manifest(const nlohmann::json& signature, const std::s
 }
 
 ExoKernelReport check_exo_kernel(const std::string& script, const std::string& proc, const ExoBinding& binding,
-                                 const KernelOptions& options) {
+                                 const KernelOptions& options, double exo_timeout_seconds,
+                                 const std::string& exo_timeout_flag) {
   std::error_code ec;  // error_code overloads: a name too long is unreadable, not an exception
   if (!fs::exists(script, ec)) bad(script, "cannot read file");
   if (!fs::exists(binding.spec, ec)) bad(binding.spec, "cannot read file");
   WorkDir dir("halo-exo");
   dir.keep = options.keep;
-  ExoCompileResult c = compile_exo_proc(fs::absolute(script).string(), proc, dir.path, options.timeout_seconds);
+  ExoCompileResult c =
+      compile_exo_proc(fs::absolute(script).string(), proc, dir.path, exo_timeout_seconds, exo_timeout_flag);
   if (c.status == ExoCompileResult::Status::Unavailable) bad(script, c.message);
+  if (c.status == ExoCompileResult::Status::Limit) throw ResourceLimit(c.message);
   if (c.status == ExoCompileResult::Status::Rejected) bad(script, "Exo did not produce C for '" + proc + "':\n" + c.message);
-  nlohmann::json manifest = exo_kernel_manifest(c.signature, c.source, binding, script + ":" + proc);
+  nlohmann::json manifest;
+  try {
+    manifest = exo_kernel_manifest(c.signature, c.source, binding, script + ":" + proc);
+  } catch (const nlohmann::json::exception& e) {
+    // read_signature checked what is read; a value of an unexpected type is still the script's doing.
+    bad(script, fmt::format("Exo did not produce C for '{}': the signature Exo's run left is malformed: {}", proc,
+                            e.what()));
+  }
   std::string manifest_path = dir.file("manifest.json");
   std::ofstream(manifest_path) << manifest.dump(1) << "\n";
   ExoKernelReport r;
@@ -246,7 +315,9 @@ ExoKernelReport check_exo_kernel(const std::string& script, const std::string& p
     r.kernel.spec = binding.spec;
     r.kernel.findings.push_back({"compile-error", e.what(), false});
   }
-  r.exo_version = c.signature.value("exo_version", "unknown");
+  r.exo_version = c.signature.contains("exo_version") && c.signature["exo_version"].is_string()
+                      ? c.signature["exo_version"].get<std::string>()
+                      : "unknown";
   r.script = script;
   r.proc = proc;
   if (options.keep) r.kernel.workdir += " (generated C and manifest: " + dir.path + ")";

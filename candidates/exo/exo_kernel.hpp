@@ -31,17 +31,27 @@ ExoPaths exo_paths();
 // install it. Runs Python once (about a second).
 std::string exo_unavailable_reason();
 
+// How long Exo's own run (the user's script, its scheduling, C generation) may take by
+// default in `halo exo` (--exo-timeout). The earlier 60 s cut off Exo's own Gemmini matmul
+// schedules on the project's loaded machine, where one generated procedure already takes
+// 15-30 s of wall time (docs/kernels.md); 600 s leaves a user's real script a wide margin.
+inline constexpr double kExoDefaultSeconds = 600;
+
 // The outcome of running the user's script and compiling the procedure.
 struct ExoCompileResult {
-  enum class Status { Compiled, Rejected, Unavailable } status = Status::Rejected;
-  std::string message;        // Rejected/Unavailable: Python's own words (the traceback)
+  // Rejected: the script failed in any way (an exception, Exo's refusal, an exit status, a
+  // signal, no usable signature); Limit: it ran out of time; Unavailable: no exo-lang.
+  enum class Status { Compiled, Rejected, Limit, Unavailable } status = Status::Rejected;
+  std::string message;        // Rejected/Limit/Unavailable: what happened, with Python's own words
   nlohmann::json signature;   // Compiled: candidates/exo/exo_compile.py's signature.json
   std::string source;         // Compiled: path of the generated .c
 };
 
-// Runs SCRIPT, compiles PROC into `outdir`. Never throws for what the script does.
+// Runs SCRIPT, compiles PROC into `outdir`, within the earlier of `timeout_seconds` (raised
+// by `timeout_flag`, named in the message) and the command's budget. Never throws for what
+// the script does.
 ExoCompileResult compile_exo_proc(const std::string& script, const std::string& proc, const std::string& outdir,
-                                  double timeout_seconds);
+                                  double timeout_seconds, const std::string& timeout_flag = "--exo-timeout");
 
 // How the procedure's arguments meet the spec (each NAME=VALUE as on the command line).
 struct ExoBinding {
@@ -62,13 +72,15 @@ nlohmann::json exo_kernel_manifest(const nlohmann::json& signature, const std::s
 // `halo exo`: compile, write the manifest next to the C, check it. The report's `exo`
 // object says which script, procedure and Exo version produced the kernel. C that Exo
 // emitted and the system compiler rejects is the finding "compile-error". Throws
-// InputError when exo-lang is missing or the script fails (exit 2).
+// InputError when exo-lang is missing or the script fails (exit 2), ResourceLimit when Exo
+// runs out of time (exit 3).
 struct ExoKernelReport {
   KernelReport kernel;
   std::string exo_version, script, proc;
 };
 ExoKernelReport check_exo_kernel(const std::string& script, const std::string& proc, const ExoBinding& binding,
-                                 const KernelOptions& options);
+                                 const KernelOptions& options, double exo_timeout_seconds = kExoDefaultSeconds,
+                                 const std::string& exo_timeout_flag = "--exo-timeout");
 
 nlohmann::json exo_report_to_json(const ExoKernelReport& r);
 

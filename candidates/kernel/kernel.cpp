@@ -7,6 +7,7 @@
 #include "support/run_process.hpp"
 #include "candidates/kernel/gemmini/simulator.hpp"
 #include "support/child_processes.hpp"
+#include "support/command_budget.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 
@@ -66,19 +67,6 @@ void write_file(const std::string& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary);
   out.write(data.data(), std::streamsize(data.size()));
   if (!out) throw std::runtime_error("cannot write " + path);
-}
-
-// A program named without a slash is looked up in PATH, as a shell would.
-std::string find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(ss, dir, ':')) {
-    fs::path p = fs::path(dir.empty() ? "." : dir) / name;
-    if (access(p.c_str(), X_OK) == 0) return p.string();
-  }
-  return "";
 }
 
 std::string c_string_literal(const std::string& s) {
@@ -534,26 +522,81 @@ int main(int argc, char** argv) {
 
 // ------------------------------------------------------------------ compiling
 
-std::string compiler() {
+// $CC as build tools read it, a command line ("ccache gcc", "gcc -O0"): the program, then
+// arguments that come before halo's own. A compiler that is not there is the user's
+// environment (exit 2), with what to do about it.
+std::vector<std::string> c_compiler_command() {
   const char* cc = std::getenv("CC");
-  std::string name = cc && *cc ? cc : "cc";
-  std::string path = find_program(name);
-  if (path.empty()) throw std::runtime_error("cannot find the C compiler '" + name + "' (set CC or install cc)");
-  return path;
+  std::vector<std::string> words = command_words(cc ? cc : "");
+  bool from_env = !words.empty();
+  if (!from_env) words = {"cc"};
+  std::string path = find_program(words[0]);
+  if (path.empty()) {
+    std::string where = words[0].find('/') != std::string::npos ? "no executable file" : "not on PATH";
+    throw InputError(Diagnostic{
+        "", {},
+        from_env ? fmt::format("no C compiler: CC='{}' names '{}', which is {}; set CC to a C compiler or install cc",
+                               cc, words[0], where)
+                 : "no C compiler: cc is not on PATH; set CC or install cc"});
+  }
+  words[0] = path;
+  return words;
+}
+
+// No kernel halo can check takes longer to compile; a --timeout above it does not raise it.
+constexpr double kCompileSeconds = 300;
+
+// A compile that did not end in time: the limit that ended it, as exit 3.
+[[noreturn]] void compile_limit(double wall, double left, const KernelOptions& opt) {
+  if (wall >= left) throw ResourceLimit(time_limit_message());
+  if (wall >= opt.timeout_seconds)
+    throw ResourceLimit(fmt::format("time limit reached ({} s) while compiling the kernel; raise it with {}",
+                                    opt.timeout_seconds, opt.timeout_flag));
+  throw ResourceLimit(fmt::format("the C compiler did not finish within {} s, halo's limit for one compile",
+                                  kCompileSeconds));
+}
+
+std::string process_failure(const ProcessResult& r, const std::string& program) {
+  return r.exited ? fmt::format("{} exited with status {}", program, r.exit_code)
+                  : fmt::format("{} was {}", program, describe_signal(r.signal));
+}
+
+// After a failed compile: does the compiler build an empty program with the same command
+// line? If not, $CC is broken ("gcc -Wbogus", a ccache without its compiler, a compiler
+// without the sanitizers' libraries), the environment's fault: exit 2 saying so, never the
+// kernel's (and for Exo never a finding about Exo).
+void check_compiler_works(const std::vector<std::string>& cc, size_t halo_flags_end, const std::string& dir,
+                          const ProcessLimits& lim) {
+  std::string src = (fs::path(dir) / "halo_cc_probe.c").string();
+  write_file(src, "int main(void) { return 0; }\n");
+  std::vector<std::string> argv(cc.begin(), cc.begin() + std::ptrdiff_t(halo_flags_end));
+  for (const auto& a : {src, std::string("-o"), (fs::path(dir) / "halo_cc_probe").string()}) argv.push_back(a);
+  ProcessResult r = run_process(argv, {}, "", lim, 16 * 1024);
+  if (r.timed_out || (r.started && r.exited && r.exit_code == 0)) return;
+  std::string line;
+  for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
+  throw InputError(Diagnostic{
+      "", {},
+      fmt::format("the C compiler does not work: it cannot compile an empty program ({}; {}); set CC to a working "
+                  "C compiler:\n{}",
+                  line, r.started ? process_failure(r, argv[0]) : r.error, r.output)});
 }
 
 void compile(const Plan& p, const KernelSupportPaths& paths, bool native, const std::string& driver,
-             const std::string& exe) {
+             const std::string& exe, const KernelOptions& opt) {
   const KernelManifest& m = p.m;
-  std::vector<std::string> argv = {compiler(), "-std=gnu11", "-O1", "-g", "-fno-omit-frame-pointer", "-Wno-psabi"};
+  std::vector<std::string> argv = c_compiler_command();
+  for (const char* f : {"-std=gnu11", "-O1", "-g", "-fno-omit-frame-pointer", "-Wno-psabi"}) argv.push_back(f);
   if (m.sanitize)
     for (const char* f : {"-fsanitize=address,undefined", "-fsanitize-recover=address,undefined"}) argv.push_back(f);
   // The Gemmini runtime is C++: built by a sanitizer build of halo with clang, it calls the
   // C++ half of UBSan's runtime, which clang links into a C program only when told (GCC's
-  // libubsan has both halves).
-  if (m.sanitize && m.platform == KernelPlatform::Gemmini &&
-      fs::path(argv[0]).filename().string().find("clang") != std::string::npos)
-    argv.push_back("-fsanitize-link-c++-runtime");
+  // libubsan has both halves). The compiler may come after a launcher ("ccache clang").
+  bool clang = std::any_of(argv.begin(), argv.end(), [](const std::string& w) {
+    return w.rfind('-', 0) != 0 && fs::path(w).filename().string().find("clang") != std::string::npos;
+  });
+  if (m.sanitize && m.platform == KernelPlatform::Gemmini && clang) argv.push_back("-fsanitize-link-c++-runtime");
+  const size_t halo_flags_end = argv.size();
   if (m.platform == KernelPlatform::Gemmini) argv.push_back("-I" + paths.gemmini_include);
   if (m.platform == KernelPlatform::Avx512) {
     if (native) {
@@ -578,19 +621,21 @@ void compile(const Plan& p, const KernelSupportPaths& paths, bool native, const 
   }
   argv.push_back("-lm");
   ProcessLimits lim;
-  lim.wall_seconds = 300;
+  // The earliest of the compiler's own limit, the command's --timeout and what is left of
+  // an enclosing budget (a campaign's case).
+  const double left = command_seconds_left();
+  lim.wall_seconds = std::min({kCompileSeconds, opt.timeout_seconds, left});
   // A compiler fed a runaway input (`#include "/dev/zero"`) is stopped at 2 GiB of address
   // space; a real kernel's translation unit needs a fraction of that.
   lim.address_space_bytes = uint64_t{2} << 30;
   ProcessResult r = run_process(argv, {}, "", lim, 64 * 1024);
   if (!r.started) throw std::runtime_error("cannot run the C compiler: " + r.error);
   if (r.exited && r.exit_code == 0) return;
-  std::string why = r.timed_out ? "the compiler did not finish within 300 s"
-                    : r.exited  ? fmt::format("{} exited with status {}", argv[0], r.exit_code)
-                                : fmt::format("{} was {}", argv[0], describe_signal(r.signal));
+  if (r.timed_out || r.signal == SIGXCPU) compile_limit(lim.wall_seconds, left, opt);
+  check_compiler_works(argv, halo_flags_end, fs::path(exe).parent_path().string(), lim);
   throw KernelCompileError(Diagnostic{m.path, SourceLoc{1, 1},
                                       fmt::format("the kernel does not compile{} ({}):\n{}", native ? " natively" : "",
-                                                  why, r.output)});
+                                                  process_failure(r, argv[0]), r.output)});
 }
 
 // ------------------------------------------------------------------ running and classifying
@@ -679,7 +724,9 @@ KernelRun run_kernel(const Plan& p, const WorkDir& dir, const std::string& exe, 
   uint64_t out_bytes = 0;
   for (const auto& b : p.buffers) out_bytes += b.bytes;
   ProcessLimits lim;
-  lim.wall_seconds = opt.timeout_seconds;
+  // An enclosing budget (a campaign's case) that ends first makes the stop a limit, not a hang.
+  const double left = command_seconds_left();
+  lim.wall_seconds = std::min(opt.timeout_seconds, left);
   lim.file_bytes = out_bytes + (64u << 20);
   if (!p.m.sanitize) lim.address_space_bytes = opt.max_memory_mib << 20;
   std::vector<std::string> env = {
@@ -719,6 +766,7 @@ KernelRun run_kernel(const Plan& p, const WorkDir& dir, const std::string& exe, 
     }
   }
   sanitizer_findings(r.output, bufs, p.m, run.findings);
+  if (r.timed_out && left <= opt.timeout_seconds) throw ResourceLimit(time_limit_message());
   if (r.timed_out) {
     run.findings.push_back(KernelFinding{"hang", fmt::format("the kernel did not finish within {} s and was killed",
                                                              opt.timeout_seconds), false});
@@ -833,7 +881,7 @@ KernelReport check_kernel(const std::string& manifest_path, const KernelOptions&
   const char* label = p.m.platform == KernelPlatform::Gemmini ? "simulated"
                       : p.m.platform == KernelPlatform::Avx512 ? "emulated"
                                                                 : "run";
-  compile(p, paths, false, driver, dir.file("kernel"));
+  compile(p, paths, false, driver, dir.file("kernel"), opt);
   rep.runs.push_back(run_kernel(p, dir, dir.file("kernel"), label, opt));
 
   if (opt.native) {
@@ -842,7 +890,7 @@ KernelReport check_kernel(const std::string& manifest_path, const KernelOptions&
     } else if (!host_has_avx512f()) {
       rep.native_note = "the host has no AVX-512F (/proc/cpuinfo); the native run was skipped";
     } else {
-      compile(p, paths, true, driver, dir.file("kernel-native"));
+      compile(p, paths, true, driver, dir.file("kernel-native"), opt);
       rep.runs.push_back(run_kernel(p, dir, dir.file("kernel-native"), "native", opt));
       rep.native_ran = true;
       const KernelRun& a = rep.runs[0];

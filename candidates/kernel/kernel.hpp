@@ -25,7 +25,8 @@ namespace halo {
 
 struct KernelOptions {
   bool native = false;            // avx512: also run natively (-mavx512f) when the host has AVX-512F
-  double timeout_seconds = 60;    // wall clock per run of the kernel
+  double timeout_seconds = 60;    // wall clock per run of the kernel, and per compile
+  std::string timeout_flag = "--timeout";  // what raises timeout_seconds, for the limit's message
   uint64_t max_memory_mib = 4096; // per run of the kernel
   Limits reference_limits;        // for the reference evaluation
   bool keep = false;              // keep the build directory (its path is in the report)

@@ -63,10 +63,11 @@ def kernel_dirs():
 
 
 class Row:
-    def __init__(self, name, issue_text, argv, statuses, limit, stdin=None, signal_after=None, expect=None):
+    def __init__(self, name, issue_text, argv, statuses, limit, stdin=None, signal_after=None, expect=None, env=None):
         self.name, self.issue_text, self.argv = name, issue_text, argv
         self.statuses, self.limit, self.stdin = statuses, limit, stdin
         self.signal_after, self.expect = signal_after, expect
+        self.env = env  # variables to set (None: unset) for this row only
 
 
 def rows(halo, d):
@@ -242,6 +243,51 @@ def rows(halo, d):
                  expect="memory limit reached"))
     r.append(Row("oracle-blur-w200000", "halo oracle on the blur with w=200000 under --timeout 20",
                  [halo, "oracle", blur, "--param", "w=200000", "--timeout", "20"], {3}, 20))
+    # The kernel's environment (issue 31): TMPDIR, $CC, a slow compile, Exo scripts that fail.
+    write(d, "ident.c", "#include <stdint.h>\nvoid k(int32_t* out) {\n  for (int i = 0; i < 4; ++i) out[i] = i;\n}\n")
+    ident = write(d, "ident.json", '{"platform": "c", "sources": ["ident.c"], "function": "k", "spec": "spec.halo", '
+                  '"args": [{"kind": "output", "type": "int32_t", "shape": [4], "func": "out"}]}')
+    os.makedirs(os.path.join(d, "readonly"), exist_ok=True)
+    os.chmod(os.path.join(d, "readonly"), 0o555)
+    # root writes into a 0555 folder; sysfs refuses it even to root.
+    readonly = "/sys" if os.geteuid() == 0 else os.path.join(d, "readonly")
+    for what, tmpdir in (("missing", os.path.join(d, "no-such-folder")), ("file", devzero),
+                         ("readonly", readonly)):
+        r.append(Row("kernel-tmpdir-" + what, "halo kernel with TMPDIR %s" % {
+            "missing": "missing", "file": "a file", "readonly": "not writable"}[what],
+            [halo, "kernel", ident], {2}, 5, env={"TMPDIR": tmpdir},
+            expect="cannot create a temporary folder in TMPDIR=" + tmpdir))
+    for cc in ["cc -O0", "  cc  "] + (["ccache cc"] if shutil.which("ccache") else []):
+        r.append(Row("kernel-cc-" + "-".join(cc.split()), "halo kernel with CC='%s'" % cc,
+                     [halo, "kernel", ident], {0}, 60, env={"CC": cc}))
+    r.append(Row("kernel-cc-missing", "halo kernel with CC naming no program", [halo, "kernel", ident], {2}, 5,
+                 env={"CC": "halo-no-such-cc -O1"}, expect="no C compiler: CC='halo-no-such-cc -O1'"))
+    r.append(Row("kernel-no-cc-on-path", "halo kernel without CC and without cc on PATH", [halo, "kernel", ident],
+                 {2}, 5, env={"CC": None, "PATH": os.path.join(d, "adir")}, expect="no C compiler: cc is not on PATH"))
+    r.append(Row("kernel-cc-broken", "halo kernel with a CC that compiles nothing", [halo, "kernel", ident], {2}, 60,
+                 env={"CC": "cc -Wl,--halo-no-such-option"}, expect="the C compiler does not work"))
+    # Each include level doubles the preprocessor's work: level 18 took 5 s of CPU (gcc 12),
+    # so 26 takes about 20 minutes, in a few KiB of memory.
+    write(d, "slowcc.c", "#include <stdint.h>\n#if __INCLUDE_LEVEL__ < 26\n#include __FILE__\n#include __FILE__\n"
+          "#endif\n#if __INCLUDE_LEVEL__ == 0\nvoid k(int32_t* out) {\n  for (int i = 0; i < 4; ++i) out[i] = i;\n}\n"
+          "#endif\n")
+    slowcc = write(d, "slowcc.json", '{"platform": "c", "sources": ["slowcc.c"], "function": "k", "spec": "spec.halo", '
+                   '"args": [{"kind": "output", "type": "int32_t", "shape": [4], "func": "out"}]}')
+    r.append(Row("kernel-slow-compile", "a kernel whose compile takes 20 minutes, --timeout 5",
+                 [halo, "kernel", slowcc, "--timeout", "5"], {3}, 5, expect="raise it with --timeout"))
+    # Exo's Python replaced by a shell script (as $HALO_EXO_PYTHON): PYTHON HELPER SCRIPT PROC OUTDIR.
+    user_py = write(d, "user.py", "# a user's Exo script\n")
+    for name, body, statuses, limit, extra, expect in (
+            ("malformed-signature", "echo '{\"function\": 7' > \"$4/signature.json\"", {2}, 10, [],
+             "no usable signature"),
+            ("exit-3", "echo 'the script gave up'; exit 3", {2}, 10, [], "ended with status 3"),
+            ("signal", "kill -SEGV $$", {2}, 10, [], "killed by SIGSEGV"),
+            ("hang", "exec sleep 60", {3}, 3, ["--exo-timeout", "3"], "raise it with --exo-timeout")):
+        fake = write(d, "fake-python-" + name, "#!/bin/sh\n" + body + "\n")
+        os.chmod(fake, 0o755)
+        r.append(Row("exo-script-" + name, "an Exo script: %s" % name.replace("-", " "),
+                     [halo, "exo", user_py, "p", "--spec", spec] + extra, statuses, limit,
+                     env={"HALO_EXO_PYTHON": fake}, expect=expect))
     return r
 
 
@@ -250,7 +296,15 @@ def run_row(row):
     t0 = time.monotonic()
     # halo keeps ignoring SIGINT when it inherits that (nohup, a background job of a
     # non-interactive shell), so each row starts with the default action, as from a terminal.
-    p = subprocess.Popen(row.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    env = None
+    if row.env:
+        env = dict(os.environ)
+        for k, v in row.env.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = v
+    p = subprocess.Popen(row.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     if row.signal_after:
         delay, sig = row.signal_after
