@@ -3,7 +3,8 @@
 
 Each row is one input that once crashed, hung or misreported halo. The row holds when halo
 ends with one of the documented statuses (2: bad input, 3: a resource limit, 1: a finding of
-a candidate, 0: a verdict), within the limit that applies plus one second, and leaves no
+a candidate, 0: a verdict), within the limit that applies plus one second (of halo's CPU
+time where halo computes throughout: run_row), and leaves no
 process of a candidate running and no temporary folder behind. The script prints the table
 (docs/testing.md, "Adversarial inputs") and exits 1 if any row fails.
 
@@ -15,6 +16,7 @@ with finer assertions, are in tests/test_reliability.cpp.
 """
 import argparse
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -63,11 +65,16 @@ def kernel_dirs():
 
 
 class Row:
-    def __init__(self, name, issue_text, argv, statuses, limit, stdin=None, signal_after=None, expect=None, env=None):
+    def __init__(self, name, issue_text, argv, statuses, limit, stdin=None, signal_after=None, expect=None, env=None,
+                 cpu_bound=False):
         self.name, self.issue_text, self.argv = name, issue_text, argv
         self.statuses, self.limit, self.stdin = statuses, limit, stdin
         self.signal_after, self.expect = signal_after, expect
         self.env = env  # variables to set (None: unset) for this row only
+        # halo computes until its limit (no candidate it waits for): the second of grace
+        # after the limit is a second of halo's CPU, stretched by the share of the CPU the
+        # machine's load left it (see run_row).
+        self.cpu_bound = cpu_bound
 
 
 def rows(halo, d):
@@ -90,9 +97,10 @@ def rows(halo, d):
             extra = ["-o", os.path.join(d, "page.html")] if cmd == "explain" else []
             r.append(Row("%s-20000-%s" % (cmd, name), "20,000 %s: halo %s" % (
                 "update stages" if name == "updates" else "chained funcs", cmd),
-                [halo, cmd, path, "--timeout", "5"] + extra, {0, 3}, 5))
+                [halo, cmd, path, "--timeout", "5"] + extra, {0, 3}, 5, cpu_bound=True))
     r.append(Row("replay-20000-updates", "20,000 update stages: halo fuzz --replay",
-                 [halo, "fuzz", "--target", "self", "--replay", updates, "--case-timeout", "1"], {0, 1, 3}, 10))
+                 [halo, "fuzz", "--target", "self", "--replay", updates, "--case-timeout", "1"], {0, 1, 3}, 10,
+                 cpu_bound=True))
     # Hangs and limits.
     # A chain of 200 funcs reading x and x + 1: its query document is about 790 KB, far more
     # than a pipe holds, so halo's write would block on an engine that never reads.
@@ -118,19 +126,19 @@ def rows(halo, d):
     squares = write(d, "squares.halo", program("2" + "".join(";\n    (x) <- f[x] * f[x]" for _ in range(64)),
                                                 "realize () over (0, 1)"))
     r.append(Row("bigint-64-squarings", "64 squarings of 2 under --timeout 10",
-                 [halo, "eval", squares, "--timeout", "10"], {3}, 10))
+                 [halo, "eval", squares, "--timeout", "10"], {3}, 10, cpu_bound=True))
     mult = write(d, "mult.halo", program("x + 1" + "".join(";\n    (x) <- f[x] * 1000000007" for _ in range(3000)),
                                          "realize () over (0, 20000)"))
     r.append(Row("bigint-memory", "3000 updates multiplying 20,000 points by 1000000007, --max-memory 16",
-                 [halo, "eval", mult, "--max-memory", "16", "--timeout", "60"], {3}, 60))
+                 [halo, "eval", mult, "--max-memory", "16", "--timeout", "60"], {3}, 60, cpu_bound=True))
     grow = write(d, "grow.halo", program("x + 1" + "".join(";\n    (x) <- f[x] + f[x] * 3" for _ in range(100000)),
                                          "realize () over (0, 2)"))
     r.append(Row("bigint-100000-updates", "100,000 updates of a growing integer under --timeout 10",
-                 [halo, "eval", grow, "--timeout", "10"], {3}, 10))
+                 [halo, "eval", grow, "--timeout", "10"], {3}, 10, cpu_bound=True))
     rvars = ", ".join("r%d = (0, 2)" % i for i in range(200))
     rdom = write(d, "rdom200.halo", program("x;\n    rdom(" + rvars + ") in (x) <- f[x] + 1"))
     r.append(Row("default-limits-200-rvars", "200 reduction variables under the default limits",
-                 [halo, "eval", rdom], {3}, 60))
+                 [halo, "eval", rdom], {3}, 60, cpu_bound=True))
     for what, argv in (("program", [halo, "check", "/dev/zero"]),
                        ("fill", [halo, "run", THESIS, "--fill", "/dev/zero"]),
                        ("manifest", [halo, "kernel", "/dev/zero"]),
@@ -226,23 +234,25 @@ def rows(halo, d):
     line = write(d, "line100k.halo", "pipeline f99999() { fun f0(x) = { x } " + " ".join(
         "fun f%d(x) = { f%d[x] }" % (i, i - 1) for i in range(1, 100000)) + " }\nrealize () over (0, 2)\n")
     r.append(Row("check-100000-funcs-one-line", "halo check on 100,000 funcs on one line (a lookup by name)",
-                 [halo, "check", line, "--timeout", "10"], {0}, 10))
+                 [halo, "check", line, "--timeout", "10"], {0}, 10, cpu_bound=True))
     cube = write(d, "cube8.halo", "pipeline f7() {\n  fun f0(x, y, z) = { x + y * 2 + z * 3 }\n" + "".join(
         "  fun f%d(x, y, z) = { f%d[x, y, z] + %d }\n" % (i, i - 1, i) for i in range(1, 8)) +
         "}\n\nrealize () over (0, 48), (0, 32), (0, 70)\n")
     r.append(Row("explain-8-funcs-48x32x70", "halo explain on 8 funcs over a 48×32×70 window (the page's size)",
-                 [halo, "explain", cube, "-o", os.path.join(d, "cube.html"), "--timeout", "20"], {0, 3}, 20))
+                 [halo, "explain", cube, "-o", os.path.join(d, "cube.html"), "--timeout", "20"], {0, 3}, 20,
+                 cpu_bound=True))
     blur = os.path.join(SRC, "examples", "blur.halo")
     r.append(Row("derivation-blur-w300", "halo eval --derivation 1,1 of the blur with w=300 under --timeout 10",
-                 [halo, "eval", blur, "--param", "w=300", "--derivation", "1,1", "--timeout", "10"], {3}, 10))
+                 [halo, "eval", blur, "--param", "w=300", "--derivation", "1,1", "--timeout", "10"], {3}, 10,
+                 cpu_bound=True))
     r.append(Row("derivation-blur-w300-memory", "the same derivation under --max-memory 256 (no --timeout)",
                  [halo, "eval", blur, "--param", "w=300", "--derivation", "1,1", "--max-memory", "256",
-                  "--timeout", "0"], {3}, 60, expect="memory limit reached"))
+                  "--timeout", "0"], {3}, 60, expect="memory limit reached", cpu_bound=True))
     r.append(Row("explain-blur-w200000-memory", "halo explain of the blur with w=200000 under --max-memory 256",
                  [halo, "explain", blur, "--param", "w=200000", "--max-memory", "256", "--timeout", "0"], {0, 3}, 60,
-                 expect="memory limit reached"))
+                 expect="memory limit reached", cpu_bound=True))
     r.append(Row("oracle-blur-w200000", "halo oracle on the blur with w=200000 under --timeout 20",
-                 [halo, "oracle", blur, "--param", "w=200000", "--timeout", "20"], {3}, 20))
+                 [halo, "oracle", blur, "--param", "w=200000", "--timeout", "20"], {3}, 20, cpu_bound=True))
     # The kernel's environment (issue 31): TMPDIR, $CC, a slow compile, Exo scripts that fail.
     write(d, "ident.c", "#include <stdint.h>\nvoid k(int32_t* out) {\n  for (int i = 0; i < 4; ++i) out[i] = i;\n}\n")
     ident = write(d, "ident.json", '{"platform": "c", "sources": ["ident.c"], "function": "k", "spec": "spec.halo", '
@@ -293,6 +303,7 @@ def rows(halo, d):
 
 def run_row(row):
     before = kernel_dirs()
+    usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     # halo keeps ignoring SIGINT when it inherits that (nohup, a background job of a
     # non-interactive shell), so each row starts with the default action, as from a terminal.
@@ -323,6 +334,8 @@ def run_row(row):
         out, err = p.communicate()
         hung = True
     seconds = time.monotonic() - t0
+    usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (usage1.ru_utime + usage1.ru_stime) - (usage0.ru_utime + usage0.ru_stime)
     time.sleep(0.3)  # a killed process takes a moment to leave /proc
     left = candidate_processes(p.pid)
     for pid in left:
@@ -336,8 +349,17 @@ def run_row(row):
         problems.append("exit %s, expected %s" % (p.returncode, "/".join(str(s) for s in sorted(row.statuses))))
     if p.returncode == 4 or "internal error" in text:
         problems.append("internal error")
-    if seconds > row.limit + 1:
-        problems.append("%.1f s, limit %g s + 1" % (seconds, row.limit))
+    # The limit's second of grace is halo's: a row in which halo computes throughout gets
+    # it stretched by the share of a CPU the machine left halo (its CPU time over the
+    # row's wall time; at most fourfold). On an idle machine that is one second; the test
+    # asserts what halo does after its limit, not how loaded the machine running it is.
+    grace = 1.0
+    if row.cpu_bound and seconds > 0:
+        grace = 1.0 / min(1.0, max(0.25, cpu / seconds))
+    row.grace = grace
+    if seconds > row.limit + grace:
+        problems.append("%.1f s, limit %g s + %.1f (halo had %.0f%% of a CPU)" % (
+            seconds, row.limit, grace, 100 * cpu / max(seconds, 1e-9)))
     if left:
         problems.append("%d candidate processes left running" % len(left))
     if leaked:
