@@ -349,11 +349,10 @@ TEST_CASE("reliability: a chain of 10,000 funcs does not overflow the stack, 20,
   for (int i = 0; i < 20000; ++i) stages += ";\n    (x) <- f[x] + 1";
   std::string updates = s.write("updates.halo", "pipeline f() {\n  fun f(x) = {\n    x" + stages +
                                                     "\n  }\n}\n\nrealize () over (0, 2)\n");
-  auto t0 = std::chrono::steady_clock::now();
   CliResult u = run({"run", updates, "--timeout", "3"});
   INFO(u.err.substr(0, 500));
   CHECK(u.status == 3);
-  CHECK(seconds_since(t0) < 10);  // measured 5-6 s on 2 loaded cores; was more than 90 s
+  // How often every phase polls the limit, the machine's load aside: tests/test_limits.cpp.
 }
 
 TEST_CASE("reliability: halo reads the target program it prints for a 200-variable rdom", "[reliability][tgt]") {
