@@ -1,6 +1,9 @@
 // The child-process runner of run_process.hpp: fork, limits, exec, wait with a deadline.
 #include "support/run_process.hpp"
 #include "support/child_processes.hpp"
+#include "support/diagnostics.hpp"
+
+#include <fmt/format.h>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -171,11 +175,20 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
 }
 
 WorkDir::WorkDir(const std::string& prefix) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  // TMPDIR naming no directory is the user's environment, bad input (exit 2), not a bug.
+  std::error_code ec;
+  std::filesystem::path tmp_root = std::filesystem::temp_directory_path(ec);
+  const char* env_tmp = std::getenv("TMPDIR");
+  if (ec)
+    throw InputError(Diagnostic{"", {}, fmt::format("cannot create a temporary directory in {} (TMPDIR): {}",
+                                                    env_tmp ? env_tmp : "/tmp", ec.message())});
+  std::string tmpl = (tmp_root / (prefix + "-XXXXXX")).string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   TempDirChange change;  // a signal now finds the directory registered, or not made yet
-  if (!mkdtemp(buf.data())) throw std::runtime_error("cannot create a temporary directory");
+  if (!mkdtemp(buf.data()))
+    throw InputError(Diagnostic{"", {}, fmt::format("cannot create a temporary directory in {}: {}", tmp_root.string(),
+                                                    std::strerror(errno))});
   path = buf.data();
   signal_slot = register_temp_dir(path);
 }
