@@ -92,28 +92,6 @@ Minimized minimize(const rc::Shrinkable<Program>& start, const CaseResult& failu
   return m;
 }
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path tmp = target.parent_path() / fmt::format(".{}.tmp.{}", target.filename().string(), ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << contents;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);  // a full disk must not leave half a finding behind
-      throw InputError(Diagnostic{tmp.string(), {}, "cannot write the finding file"});
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(Diagnostic{path, {}, "cannot write the finding file: " + ec.message()});
-  }
-}
-
 std::string finding_text(const FindingReport& f, const CampaignOptions& opts) {
   // The program comes first, exactly as print_program prints it, so that the locations in
   // the finding's detail (computed on that text) are the file's own.

@@ -13,6 +13,7 @@
 #include "fuzz/case_gen.hpp"
 #include "fuzz/coverage.hpp"
 #include "fuzz/targets.hpp"
+#include "support/output_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -107,8 +108,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
 // realization, then comment lines saying what failed and how to replay it.
 std::string finding_text(const FindingReport& f, const CampaignOptions& opts);
 
-// Writes `contents` to `path` atomically: a temporary file in the same directory, renamed
-// over `path`, so a reader never sees half a file. Throws InputError on failure.
-void write_file_atomically(const std::string& path, const std::string& contents);
+// Findings, records and progress are written whole or not at all (support/output_file.hpp).
+using halo::write_file_atomically;
 
 }  // namespace halo::fuzz

@@ -3,6 +3,7 @@
 
 #include "candidates/exo/exo_kernel.hpp"
 #include "support/diagnostics.hpp"
+#include "support/output_file.hpp"
 #include "support/run_process.hpp"
 
 #include <fmt/format.h>
@@ -20,8 +21,8 @@ namespace fs = std::filesystem;
 ExoCaseOutcome check_exo_case(const ExoKernelCase& c, double timeout) {
   WorkDir dir("halo-exo-case");
   std::string script = dir.file("case.py"), spec = dir.file("case.halo");
-  std::ofstream(script) << exo_case_script(c);
-  std::ofstream(spec) << exo_case_spec(c);
+  write_file_atomically(script, exo_case_script(c));
+  write_file_atomically(spec, exo_case_spec(c));
   ExoBinding b;
   b.spec = spec;
   b.inits = exo_case_inits(c);
@@ -106,17 +107,17 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
     int tries = 0;
     ExoKernelCase small = shrink(c, o, opt.timeout, opt.shrink_tries, opt.shrink_seconds, tries);
     ExoCaseOutcome so = check_exo_case(small, opt.timeout);
-    fs::create_directories(out_dir);
+    create_output_directory(out_dir);
     std::string base = (fs::path(out_dir) / fmt::format("exo-{}-{}-{}", opt.seed, i, o.kind)).string();
-    std::ofstream(base + ".py") << exo_case_script(small);
-    std::ofstream(base + ".halo") << exo_case_spec(small);
+    write_file_atomically(base + ".py", exo_case_script(small));
+    write_file_atomically(base + ".halo", exo_case_spec(small));
     std::string rerun = fmt::format("halo exo {}.py scheduled --spec {}.halo", base, base);
     for (const auto& [n, f] : exo_case_inits(small)) rerun += fmt::format(" --init {}={}", n, f);
     nlohmann::json rec = {{"case", i},          {"seed", opt.seed},         {"kind", o.kind},
                           {"family", exo_family_name(c.family)},  {"detail", so.detail},
                           {"steps", small.steps}, {"original_steps", c.steps}, {"shrink_tries", tries},
                           {"script", base + ".py"}, {"spec", base + ".halo"}, {"reproduce", rerun}};
-    std::ofstream(base + ".json") << rec.dump(1) << "\n";
+    write_file_atomically(base + ".json", rec.dump(1) + "\n");
     findings.push_back(rec);
   }
   double secs = elapsed();

@@ -1,6 +1,8 @@
 // Text and JSON renderings of evaluation results.
 #include "interp/output.hpp"
 
+#include "support/output_file.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <stb/stb_image_write.h>
@@ -118,8 +120,11 @@ std::string write_buffer_png(const OutputBuffer& b, const std::string& path) {
         }
         px[size_t((y * w + x) * channels + c)] = p;  // PNG interleaves channels
       }
-  if (!stbi_write_png(path.c_str(), int(w), int(h), int(channels), px.data(), int(w * channels)))
-    throw fail("--png: cannot write the file");
+  std::string png;  // encoded in memory, then written whole (support/output_file.hpp)
+  auto append = [](void* to, void* data, int size) { static_cast<std::string*>(to)->append(static_cast<char*>(data), size_t(size)); };
+  if (!stbi_write_png_to_func(append, &png, int(w), int(h), int(channels), px.data(), int(w * channels)))
+    throw fail("--png: cannot encode the picture");
+  write_file_atomically(path, png);
   std::vector<std::string> notes;
   if (!exact && lo) notes.push_back(fmt::format("values scaled from [{}, {}] onto [0, 255]", lo->str(), hi->str()));
   if (errors) notes.push_back(fmt::format("{} error point(s) drawn as 0", errors));
@@ -135,7 +140,7 @@ void dump_npy_as(const OutputBuffer& b, const std::string& path) {
   xt::xarray<T> a = xt::xarray<T>::from_shape(shape);
   size_t i = 0;
   for (const Value& v : b.values) a.data()[i++] = static_cast<T>(*v.as_int64());
-  xt::dump_npy(path, a);
+  write_file_atomically(path, xt::dump_npy(a));
 }
 
 }  // namespace
@@ -160,6 +165,8 @@ void write_buffer_npy(const OutputBuffer& b, Type type, const std::string& path)
       else if (type.bits() == 16) dump_npy_as<int16_t>(b, path);
       else dump_npy_as<int32_t>(b, path);
     }
+  } catch (const InputError&) {
+    throw;  // the file's own error, already about `path`
   } catch (const std::exception& e) {
     throw fail(fmt::format("--npy: cannot write the file ({})", e.what()));
   }

@@ -21,8 +21,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <variant>
 
 #include "semantics/lexer.hpp"
@@ -1215,18 +1217,35 @@ std::string read_source_file(const std::string& path) {
   auto refuse = [&](const std::string& why) { return InputError(Diagnostic{path, {}, why}); };
   auto cannot_read = [&](int err) { return refuse(fmt::format("cannot read file: {}", std::strerror(err))); };
   bool from_stdin = path == "-";
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(from_stdin ? nullptr : std::fopen(path.c_str(), "rb"),
-                                                     &std::fclose);
-  std::FILE* in = from_stdin ? stdin : f.get();
-  if (!in) throw cannot_read(errno);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(nullptr, &std::fclose);
   if (!from_stdin) {
+    // Opened without blocking: open() of a FIFO waits for a writer, forever and deaf to
+    // --timeout, before fstat can refuse it. A regular file then reads as usual.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw cannot_read(errno);
     struct stat st;
-    if (fstat(fileno(in), &st) != 0) throw cannot_read(errno);
-    if (S_ISDIR(st.st_mode)) throw refuse("cannot read file: is a directory");
-    if (!S_ISREG(st.st_mode)) throw refuse("cannot read file: not a regular file (a device, pipe or socket)");
-    if (uint64_t(st.st_size) > kMaxInputFileBytes)
+    if (fstat(fd, &st) != 0) {
+      int err = errno;
+      ::close(fd);
+      throw cannot_read(err);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      if (S_ISDIR(st.st_mode)) throw refuse("cannot read file: is a directory");
+      throw refuse("cannot read file: not a regular file (a device, pipe or socket)");
+    }
+    if (uint64_t(st.st_size) > kMaxInputFileBytes) {
+      ::close(fd);
       throw refuse(fmt::format("the file is larger than the input limit of {} MiB", kMaxInputFileBytes >> 20));
+    }
+    f.reset(::fdopen(fd, "rb"));
+    if (!f) {
+      int err = errno;
+      ::close(fd);
+      throw cannot_read(err);
+    }
   }
+  std::FILE* in = from_stdin ? stdin : f.get();
   std::string text;
   char buf[1 << 16];
   size_t n;

@@ -6,8 +6,9 @@
 namespace halo {
 
 std::string Diagnostic::format() const {
-  return fmt::format("{}:{}:{}: error: {}", file.empty() ? "<input>" : file, loc.line, loc.col,
-                     message);
+  // An error about no file at all (the command line, the environment): halo speaks itself.
+  if (file.empty()) return fmt::format("halo: error: {}", message);
+  return fmt::format("{}:{}:{}: error: {}", file, loc.line, loc.col, message);
 }
 
 namespace {

@@ -18,7 +18,7 @@ struct Diagnostic {
   std::string file;
   SourceLoc loc;
   std::string message;
-  std::string format() const;  // FILE:LINE:COL: error: message
+  std::string format() const;  // FILE:LINE:COL: error: message, or halo: error: message without a file
 };
 
 // Thrown for bad input: lexing, parsing, validity, usage of the input on the command line.

@@ -9,6 +9,8 @@
 #include "support/json_text.hpp"
 #include "support/diagnostics.hpp"
 #include "support/run_process.hpp"
+#include "support/output_file.hpp"
+#include "support/standard_output.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "tests/cli_support.hpp"
@@ -16,10 +18,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstring>
 
 #include <chrono>
 #include <cstdlib>
@@ -728,4 +734,152 @@ TEST_CASE("reliability: every way an Exo script fails is a clear message with th
   CHECK(hang.status == 3);
   CHECK(hang.err.find("Exo did not finish within 1 s; raise it with --exo-timeout") != std::string::npos);
   CHECK(seconds_since(t0) < 30);
+namespace {
+// A standard output that accepts nothing, as a full disk does.
+struct RefusingBuffer : std::streambuf {
+  int_type overflow(int_type) override { return traits_type::eof(); }
+  std::streamsize xsputn(const char*, std::streamsize) override { return 0; }
+};
+
+// Runs `body` in a child process (a file-size limit or a redirected descriptor must not touch
+// the test process); true when it returned true.
+bool in_child(const std::function<bool()>& body) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    bool ok = false;
+    try {
+      ok = body();
+    } catch (...) {
+    }
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool only_entry(const fs::path& dir, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  return names == std::vector<std::string>{name};
+}
+}  // namespace
+
+TEST_CASE("reliability: a standard output that cannot be written fails the command with exit 2",
+          "[reliability][output]") {
+  std::string p = example("thesis_2_2.halo");
+  RefusingBuffer refusing;
+  std::ostream full(&refusing);
+  std::ostringstream err;
+  std::vector<const char*> argv{"halo", "eval", p.c_str(), "--json"};
+  CHECK(run_cli(int(argv.size()), argv.data(), full, err) == 2);
+  CHECK_THAT(err.str(), Catch::Contains("halo: error: cannot write standard output"));
+  // A command that writes nothing there succeeds.
+  full.clear();
+  std::vector<const char*> check{"halo", "check", p.c_str()};
+  CHECK(run_cli(int(check.size()), check.data(), full, err) == 0);
+  // The executable's own buffer keeps the system's reason.
+  CHECK(in_child([] {
+    int fd = open("/dev/full", O_WRONLY);
+    if (fd < 0 || dup2(fd, 1) != 1) return false;
+    StandardOutput so(false);
+    so.stream() << std::string(100000, 'x');
+    return so.finish() == ENOSPC && standard_output_error(ENOSPC) == "cannot write standard output: No space left on device";
+  }));
+  CHECK(in_child([] {
+    StandardOutput so(true);  // descriptor 1 was closed at start
+    if (so.finish() != 0) return false;  // nothing written: nothing lost
+    so.stream() << "x";
+    return so.finish() == EBADF;
+  }));
+}
+
+TEST_CASE("reliability: output files are written whole or not at all", "[reliability][output]") {
+  Scratch s("output-files");
+  std::string ok = (s.dir / "ok.txt").string();
+  write_file_atomically(ok, "first");
+  write_file_atomically(ok, "second");
+  CHECK(read_source_file(ok) == "second");
+  CHECK(only_entry(s.dir, "ok.txt"));
+  // A file-size limit (RLIMIT_FSIZE): EFBIG, reported about the target, nothing left.
+  std::string big = (s.dir / "big.html").string();
+  CHECK(in_child([&] {
+    report_file_size_limit_as_error();
+    struct rlimit lim {4096, 4096};
+    setrlimit(RLIMIT_FSIZE, &lim);
+    try {
+      write_file_atomically(big, std::string(100000, 'x'));
+    } catch (const InputError& e) {
+      std::string m = e.what();
+      return m.find(big + ":0:0: error: cannot write the file: File too large") == 0 && m.find(".tmp") == std::string::npos;
+    }
+    return false;
+  }));
+  CHECK(only_entry(s.dir, "ok.txt"));
+  // A device is written in place, still checked.
+  CHECK_THROWS_WITH(write_file_atomically("/dev/full", "x"), Catch::Contains("No space left on device"));
+  CHECK_THROWS_WITH(write_file_atomically((s.dir / "none" / "x").string(), "x"),
+                    Catch::Contains("none/x:0:0: error: cannot write the file: No such file or directory"));
+  // A full disk: a 64 KiB tmpfs where the system lets the test mount one.
+  fs::path small = s.dir / "tmpfs";
+  fs::create_directories(small);
+  if (mount("tmpfs", small.c_str(), "tmpfs", 0, "size=64k") != 0) {
+    WARN("no tmpfs mounted (" << std::strerror(errno) << "): the full-disk case is covered by the file-size limit");
+  } else {
+    std::string page = (small / "page.html").string();
+    CHECK_THROWS_WITH(write_file_atomically(page, std::string(1 << 20, 'x')),
+                      Catch::Contains("cannot write the file: No space left on device"));
+    CHECK(fs::is_empty(small));
+    umount(small.c_str());
+  }
+  fs::remove(small);
+  // explain -o on a file-size limit: exit 2, no page.
+  std::string page = (s.dir / "page.html").string(), thesis = example("thesis_2_2.halo");
+  CHECK(in_child([&] {
+    report_file_size_limit_as_error();
+    struct rlimit lim {4096, 4096};
+    setrlimit(RLIMIT_FSIZE, &lim);
+    CliResult r = run({"explain", thesis, "-o", page});
+    return r.status == 2 && r.err.find("File too large") != std::string::npos;
+  }));
+  CHECK(only_entry(s.dir, "ok.txt"));
+}
+
+TEST_CASE("reliability: a FIFO as an input is refused at once", "[reliability][output]") {
+  Scratch s("fifo");
+  std::string fifo = (s.dir / "fifo").string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(read_source_file(fifo), Catch::Contains("not a regular file"));
+  CHECK(run({"check", fifo}).status == 2);
+  CHECK(run({"run", example("thesis_2_2.halo"), "--fill", fifo}).status == 2);
+  CHECK(run({"kernel", fifo}).status == 2);
+  CHECK(run({"beta0-engine", fifo}).status == 2);
+  CHECK(run({"fuzz", "--target", "self", "--fuzzer-input", fifo}).status == 2);
+  CHECK(seconds_since(t0) < 30);  // each refusal is immediate; open() of a FIFO never returns
+}
+
+TEST_CASE("reliability: an output folder that cannot be made is bad input", "[reliability][output]") {
+  std::string under_file = example("thesis_2_2.halo") + "/out";
+  CHECK_THROWS_WITH(create_output_directory(under_file), Catch::StartsWith("halo: error: cannot create " + under_file));
+  CliResult r = run({"fuzz", "--target", "self", "--replay", example("thesis_2_2.halo"), "--shrink", "--out", under_file});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("halo: error: cannot create"));
+  CHECK(run({"fuzz", "--target", "self", "--replay", example("thesis_2_2.halo"), "--shrink", "--out", "/proc/halo"})
+            .status == 2);
+}
+
+TEST_CASE("reliability: --param and --window for every command, usage errors in halo's format",
+          "[reliability][output]") {
+  std::string p = example("thesis_2_2.halo");
+  for (const std::string cmd : {"lower", "schedule", "bounds"}) {
+    CliResult r = run({cmd, p, "--window", "0,5"});
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("(0, 5)"));
+    CHECK(run({cmd, p, "--param", "nope=1"}).status == 2);
+  }
+  CliResult u = run({"eval", p, "--no-such-flag"});
+  CHECK(u.status == 2);
+  CHECK_THAT(u.err, Catch::StartsWith("halo: error: ") && Catch::Contains("halo eval --help"));
+  CHECK(run({"--help"}).status == 0);
 }

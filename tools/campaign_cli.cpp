@@ -1,6 +1,7 @@
 // Options, Ctrl-C, progress and summaries of `halo fuzz` and `halo comply`: see campaign_cli.hpp.
 #include "tools/campaign_cli.hpp"
 #include "support/json_text.hpp"
+#include "support/output_file.hpp"
 
 #include "support/test_mutation.hpp"
 #include "interp/input.hpp"
@@ -131,6 +132,8 @@ void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, std
 int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& lim, std::ostream& out) {
   nlohmann::json results = nlohmann::json::array();
   int findings = 0;
+  // A --out folder that cannot be made is refused before any case runs, not at the first finding.
+  if (o.shrink && !o.out_dir.empty()) create_output_directory(o.out_dir);
   for (const std::string& file : o.replay) {
     Program p = parse_file(file);
     check_program(p);
@@ -147,9 +150,9 @@ int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& 
                                          fuzz::ShrinkBudget{o.shrink_tries, o.shrink_seconds});
       std::filesystem::path src(file);
       std::filesystem::path dir = o.out_dir.empty() ? src.parent_path() : std::filesystem::path(o.out_dir);
-      if (!o.out_dir.empty()) std::filesystem::create_directories(dir);
+      if (!o.out_dir.empty()) create_output_directory(dir.string());
       shrunk_file = (dir / (src.stem().string() + ".shrunk.halo")).string();
-      fuzz::write_file_atomically(shrunk_file, print_program(m.program) +
+      write_file_atomically(shrunk_file, print_program(m.program) +
                                                    fmt::format("\n# shrunk again from {} in {} steps ({} candidates "
                                                                "checked); still: {}: {}\n",
                                                                file, m.steps, m.tries, m.result.kind,

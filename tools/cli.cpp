@@ -25,6 +25,7 @@
 #include "support/command_budget.hpp"
 #include "support/command_budget_process.hpp"
 #include "support/json_text.hpp"
+#include "support/standard_output.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
@@ -87,11 +88,14 @@ void add_command_limits(CLI::App* cmd, CommonOptions& o) {
       ->capture_default_str();
 }
 
+// with_input: the command runs the program, so it also takes input buffers, --json of a
+// result and the evaluation limits; --param and --window (LANGUAGE.md's common options) every
+// command takes.
 void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
   cmd->add_option("FILE", o.file, "a .halo program")->required();
-  if (!with_input) return;
   cmd->add_option("--param", o.params, "set a pipeline parameter, NAME=VALUE (repeatable)");
   cmd->add_option("--window", o.windows, "output interval MIN,LEN, one per output dimension (repeatable)");
+  if (!with_input) return;
   cmd->add_option("--input", o.inputs,
                   "the buffer of an input, NAME=FILE (an image or a .npy file) or NAME=seeded:SEED:MIN,LEN[:MIN,LEN...] "
                   "(repeatable; docs/inputs.md)");
@@ -100,6 +104,31 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
       ->check(unsigned_integer())
       ->capture_default_str();
   add_command_limits(cmd, o);
+}
+
+// --param and --window of lower, schedule and bounds, which print a program rather than run
+// it: checked as every command checks them, and written into the realize section the
+// printed program carries (the input buffers are not loaded: nothing reads them here).
+std::optional<Realization> overridden_realize(const std::string& file, const std::string& output,
+                                              const std::vector<std::string>& params, size_t dims,
+                                              const std::optional<Realization>& realize, const CommonOptions& o) {
+  if (o.params.empty() && o.windows.empty()) return realize;
+  std::optional<Realization> without_buffers = realize;
+  if (without_buffers) without_buffers->inputs.clear();
+  Input in = resolve_input(file, output, params, dims, without_buffers, InputOverrides{o.params, o.windows, {}});
+  Realization r = realize.value_or(Realization{});
+  r.params.clear();
+  for (size_t i = 0; i < params.size() && i < in.params.size(); ++i)
+    r.params.push_back(ParamBinding{Name{params[i], {}}, in.params[i]});
+  r.window = in.window;
+  return r;
+}
+
+void override_realize(Program& p, const CommonOptions& o) {
+  std::vector<std::string> names;
+  for (const auto& n : p.pipeline.params) names.push_back(n.text);
+  size_t dims = p.pipeline.funcs.empty() ? 0 : p.pipeline.output().vars.size();
+  p.realize = overridden_realize(p.file, p.pipeline.name.text, names, dims, p.realize, o);
 }
 
 Program load(const CommonOptions& o) {
@@ -207,10 +236,16 @@ bool is_target_file(const std::string& path, std::string_view src) {
 // A .halo file is validated and lowered (fig. 2.9); a target file is taken as written.
 TgtProgram load_target(const CommonOptions& o) {
   std::string src = cli::read_program_source(o.file, o.overrides());  // an .hlpipe imported
-  if (is_target_file(o.file, src)) return parse_tgt(src, o.file);
-  Program prog = parse_program(src, o.file);
-  check_program(prog);
-  return schedule_pipeline(prog);
+  TgtProgram t;
+  if (is_target_file(o.file, src)) {
+    t = parse_tgt(src, o.file);
+  } else {
+    Program prog = parse_program(src, o.file);
+    check_program(prog);
+    t = schedule_pipeline(prog);
+  }
+  t.realize = overridden_realize(t.file, t.name, t.params, t.window.size(), t.realize, o);
+  return t;
 }
 
 Input target_input(const TgtProgram& t, const CommonOptions& o) {
@@ -227,6 +262,7 @@ HoleFilling read_filling(const std::string& path, const TgtProgram& t) {
 // each directive, so a student can watch the schedule act.
 int cmd_schedule(const CommonOptions& o, bool steps, std::ostream& out) {
   Program prog = load(o);
+  override_realize(prog, o);
   if (!o.json) out << print_effective_schedule(prog);
   if (!steps) {
     TgtProgram t = schedule_pipeline(prog);
@@ -255,6 +291,7 @@ int cmd_schedule(const CommonOptions& o, bool steps, std::ostream& out) {
 
 int cmd_lower(const CommonOptions& o, std::ostream& out, std::ostream& err) {
   Program prog = load_algorithm(o, err);
+  override_realize(prog, o);
   TgtProgram t = lower_pipeline(prog);
   out << (o.json ? json_text(tgt_to_json(t), 2) + "\n" : print_tgt(t));
   return kExitOk;
@@ -449,6 +486,36 @@ int cmd_oracle(const CommonOptions& o, std::ostream& out) {
   return v.holds() ? kExitOk : kExitFinding;
 }
 
+// A command whose standard output did not arrive (a full disk, a closed descriptor, a
+// reader gone) has not delivered its verdict: it fails as bad input from the environment
+// the user gave (exit 2), whatever it found. A limit or an error already reported keeps
+// its status; the write error is reported beside it.
+int finish_output(int status, std::ostream& out, std::ostream& err) {
+  int write_error = output_stream_error(out);
+  if (write_error == 0) return status;
+  err << Diagnostic{"", {}, standard_output_error(write_error)}.format() << "\n";
+  return status == kExitLimit || status == kExitInternal ? status : kExitInput;
+}
+
+// CLI11's own report of a usage error, in halo's error format: `halo: error: ...`, a hint
+// at the --help of the command that was being parsed, exit 2. --help and --version (which
+// CLI11 signals as "errors" too) print their text and succeed.
+int usage_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std::ostream& err) {
+  if (e.get_exit_code() == 0) {
+    app.exit(e, out, err);
+    return kExitOk;
+  }
+  std::string command = "halo";
+  for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+    sub = sub->get_subcommands().front();
+    command += " " + sub->get_name();
+  }
+  std::string message = e.what();
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  err << Diagnostic{"", {}, fmt::format("{} (see '{} --help')", message, command)}.format() << "\n";
+  return kExitInput;
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err, bool own_process) {
@@ -539,8 +606,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e, out, err);
-    return code == 0 ? kExitOk : kExitInput;
+    return finish_output(usage_error(app, e, out, err), out, err);
   }
 
   // Every command runs on the reserved big stack (support/big_stack.hpp): passes over
@@ -595,24 +661,23 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     err << "halo: stopped: " << time_limit_message() << std::endl;
     _exit(kExitLimit);
   };
+  int status = kExitOk;
   try {
-    int status = kExitOk;
     run_on_big_stack([&] { status = dispatch(); }, own_process ? std::function<void()>(end_overrun) : nullptr);
-    return status;
   } catch (const InputError& e) {
     for (const auto& d : e.diagnostics()) err << d.format() << "\n";
-    return kExitInput;
+    status = kExitInput;
   } catch (const ResourceLimit& e) {
     err << "halo: stopped: " << e.what() << "\n";
-    return kExitLimit;
+    status = kExitLimit;
   } catch (const std::bad_alloc&) {
     err << "halo: stopped: out of memory; lower the window or --max-memory\n";
-    return kExitLimit;
+    status = kExitLimit;
   } catch (const std::exception& e) {
     err << "halo: internal error: " << e.what() << "\n";
-    return kExitInternal;
+    status = kExitInternal;
   }
-  return kExitOk;
+  return finish_output(status, out, err);
 }
 
 }  // namespace halo

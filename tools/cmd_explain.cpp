@@ -7,6 +7,7 @@
 #include "candidates/halide/versions.hpp"
 #include "tools/cmd_halide.hpp"
 #include "support/command_budget.hpp"
+#include "support/output_file.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
@@ -99,9 +100,7 @@ int explain_action(const ExplainState& st, std::ostream& out) {
   if (st.output.empty() || st.output == "-") {
     out << html;
   } else {
-    std::ofstream f(st.output, std::ios::binary);
-    if (!f || !(f << html) || !f.flush())
-      throw InputError(Diagnostic{st.output, {}, "cannot write the report here"});
+    write_file_atomically(st.output, html);
   }
   // The page shows the steps before a rejected directive; the command still fails with it.
   if (!e.schedule_rejected.empty()) throw InputError(e.schedule_rejected);

@@ -11,6 +11,7 @@
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
+#include "support/output_file.hpp"
 #include "tools/commands.hpp"
 
 #include <fmt/format.h>
@@ -131,8 +132,7 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
     if (f.emit_cpp == "-") {
       out << reproducer;
     } else {
-      std::ofstream o(f.emit_cpp, std::ios::binary);
-      if (!(o << reproducer)) throw InputError(Diagnostic{f.emit_cpp, {}, "cannot write the reproducer"});
+      write_file_atomically(f.emit_cpp, reproducer);
       err << "wrote the " << c.display_name() << " reproducer to " << f.emit_cpp << "\n";
     }
   }

@@ -8,6 +8,7 @@
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
 #include "tools/cmd_halide.hpp"
+#include "support/output_file.hpp"
 #include "tools/commands.hpp"
 
 #include <fmt/format.h>
@@ -60,9 +61,7 @@ Subcommand register_import(CLI::App& app) {
                       if (st->output.empty() || st->output == "-") {
                         out << text;
                       } else {
-                        std::ofstream f(st->output, std::ios::binary);
-                        if (!f || !(f << text) || !f.flush())
-                          throw InputError(Diagnostic{st->output, {}, "cannot write the program here"});
+                        write_file_atomically(st->output, text);
                       }
                       return kExitOk;
                     }};

@@ -719,7 +719,8 @@ KernelRun run_kernel(const Plan& p, const WorkDir& dir, const std::string& exe, 
   KernelRun run;
   run.label = label;
   std::string out_path = dir.file(label + ".out"), report_path = dir.file(label + ".report");
-  fs::remove(out_path);
+  std::error_code ec;
+  fs::remove(out_path, ec);  // a leftover of an earlier run, if any
   write_file(report_path, "");
   uint64_t out_bytes = 0;
   for (const auto& b : p.buffers) out_bytes += b.bytes;

@@ -298,6 +298,58 @@ def rows(halo, d):
         r.append(Row("exo-script-" + name, "an Exo script: %s" % name.replace("-", " "),
                      [halo, "exo", user_py, "p", "--spec", spec] + extra, statuses, limit,
                      env={"HALO_EXO_PYTHON": fake}, expect=expect))
+    # Output (issue 31): standard output that cannot be written fails the run (exit 2, the
+    # system's reason), a full disk or a file-size limit leaves no partial output file, and
+    # a FIFO as an input is refused at once instead of blocking in open().
+    for name, argv in (("eval-json", ["eval", THESIS, "--json"]), ("lower", ["lower", THESIS]),
+                       ("oracle", ["oracle", THESIS]), ("explain", ["explain", THESIS]),
+                       ("fuzz", ["fuzz", "--target", "self", "--cases", "2", "--seed", "1", "--json"]),
+                       ("help", ["--help"])):
+        r.append(Row("stdout-full-" + name, "halo %s > /dev/full" % " ".join(argv).replace(SRC + "/", ""),
+                     ["sh", "-c", '"$@" > /dev/full', "sh", halo] + argv, {2}, 10,
+                     expect="cannot write standard output: No space left on device"))
+    for name, argv in (("eval", ["eval", THESIS]), ("bounds", ["bounds", THESIS]),
+                       ("schedule", ["schedule", THESIS])):
+        r.append(Row("stdout-closed-" + name, "halo %s with standard output closed" % name,
+                     ["sh", "-c", '"$@" >&-', "sh", halo] + argv, {2}, 10,
+                     expect="cannot write standard output: Bad file descriptor"))
+    bad = write(d, "bad.halo", "pipeline f() {\n  fun f(x) = { y }\n}\n")
+    r.append(Row("stdout-closed-check", "halo check (silent when valid) with standard output closed",
+                 ["sh", "-c", '"$0" check "$1" >&-', halo, THESIS], {0}, 10))
+    r.append(Row("stdio-closed-check-bad", "halo check of a bad program with stdout and stderr closed",
+                 ["sh", "-c", '"$0" check "$1" >&- 2>&-', halo, bad], {2}, 10))
+    # The output files: a file-size limit of 512 bytes (dash's ulimit -f counts 512-byte
+    # blocks) stops the write; the shell exits 9 if anything was left in the empty folder.
+    for name, argv in (("explain", ["explain", THESIS, "-o"]), ("npy", ["eval", THESIS, "--window", "0,1000", "--npy"])):
+        outdir = os.path.join(d, "fsize-" + name)
+        os.makedirs(outdir, exist_ok=True)
+        r.append(Row("file-size-limit-" + name, "halo %s FILE under ulimit -f 1: no partial file" % " ".join(
+            argv).replace(SRC + "/", ""),
+            ["sh", "-c", 'ulimit -f 1; dir="$1"; shift; "$@" "$dir/out"; s=$?; [ -z "$(ls -A "$dir")" ] || exit 9; '
+             'exit $s', "sh", outdir, halo] + argv, {2}, 10, expect="cannot write the file: File too large"))
+    r.append(Row("explain-o-dev-full", "halo explain -o /dev/full",
+                 [halo, "explain", THESIS, "-o", "/dev/full"], {2}, 10,
+                 expect="cannot write the file: No space left on device"))
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    for what, argv in (("program", [halo, "check", fifo]),
+                       ("fill", [halo, "run", THESIS, "--fill", fifo]),
+                       ("manifest", [halo, "kernel", fifo]),
+                       ("fuzzer-input", [halo, "fuzz", "--target", "self", "--fuzzer-input", fifo]),
+                       ("engine-query", [halo, "beta0-engine", fifo])):
+        r.append(Row("fifo-" + what, "a FIFO nobody writes as the %s" % what, argv + ["--timeout", "5"]
+                     if what in ("program", "fill") else argv, {2}, 1, expect="not a regular file"))
+    # Folders that cannot be made: under a regular file, under /proc.
+    for name, out_dir in (("under-file", os.path.join(THESIS, "out")), ("under-proc", "/proc/halo-out")):
+        r.append(Row("replay-shrink-out-" + name, "halo fuzz --replay --shrink --out DIR, DIR %s" % name.replace(
+            "-", " "), [halo, "fuzz", "--target", "self", "--replay", THESIS, "--shrink", "--out", out_dir], {2}, 10,
+            expect="halo: error: cannot create " + out_dir))
+    # Common options and usage errors (LANGUAGE.md: --param and --window for every command).
+    for cmd in ("lower", "schedule", "bounds"):
+        r.append(Row("window-" + cmd, "halo %s --window 0,5 (a common option)" % cmd,
+                     [halo, cmd, THESIS, "--window", "0,5"], {0}, 10, expect="(0, 5)"))
+    r.append(Row("usage-error-format", "an unknown flag: halo eval FILE --no-such-flag",
+                 [halo, "eval", THESIS, "--no-such-flag"], {2}, 1, expect="halo: error: "))
     return r
 
 
