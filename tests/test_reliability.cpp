@@ -734,6 +734,8 @@ TEST_CASE("reliability: every way an Exo script fails is a clear message with th
   CHECK(hang.status == 3);
   CHECK(hang.err.find("Exo did not finish within 1 s; raise it with --exo-timeout") != std::string::npos);
   CHECK(seconds_since(t0) < 30);
+}
+
 namespace {
 // A standard output that accepts nothing, as a full disk does.
 struct RefusingBuffer : std::streambuf {
