@@ -412,6 +412,14 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       go_on = false;
       break;
     }
+    // What the kill left of it goes first, so that a redo that files nothing (a duplicate
+    // now) leaves nothing half written either.
+    std::string stem = fmt::format("{}-{}-{}", opts.target, opts.seed, k);
+    std::error_code ec;
+    std::vector<fs::path> left;
+    for (const auto& entry : fs::directory_iterator(opts.out_dir, ec))
+      if (entry.path().stem() == stem) left.push_back(entry.path());
+    for (const fs::path& p : left) fs::remove(p, ec);
     if (!(go_on = run_case(k))) break;
   }
   if (opts.max_findings && s.findings.size() + s.earlier_findings >= opts.max_findings) go_on = false;

@@ -215,6 +215,13 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
       go_on = false;
       break;
     }
+    // What the kill left of it goes first: a redo that finds nothing leaves nothing behind.
+    std::string prefix = fmt::format("exo-{}-{}-", opt.seed, i);
+    std::error_code ec;
+    std::vector<fs::path> left;
+    for (const auto& entry : fs::directory_iterator(opt.out_dir, ec))
+      if (entry.path().filename().string().rfind(prefix, 0) == 0) left.push_back(entry.path());
+    for (const fs::path& p : left) fs::remove(p, ec);
     if (!(go_on = run_case(i))) break;
   }
   uint64_t i = opt.shard;

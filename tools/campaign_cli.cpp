@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +75,8 @@ void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, std
   out << fmt::format("halo {} (target {}): {} cases, seed {}, shard {}/{}, {:.1f} s, {:.1f} cases/s{}\n", c.name,
                      s.target, s.cases, s.seed, s.shard, s.shards, s.seconds, s.cases_per_second(),
                      s.interrupted ? " (interrupted)" : "");
+  if (!s.write_error.empty())
+    out << fmt::format("  stopped: a file of the campaign could not be written: {}\n", s.write_error);
   out << fmt::format("  {} finding(s); {} passed, {} vacuous (the engine gave up: `assert 0`), {} stopped by a "
                      "resource limit (not findings){}\n",
                      s.findings.size(), s.passed, s.vacuous, s.limits,
@@ -254,32 +257,58 @@ void resume_recorded_campaign(CampaignCliOptions& o, const std::string& command)
                                                               ".halo-campaign-*.progress: run it with --out DIR)",
                                                               command)});
   // A flag given explicitly selects the campaigns recorded with the same value.
-  std::string contradiction;
-  for (const Recorded& r : all) {
-    bool ok = true;
+  std::vector<std::vector<std::string>> contradictions(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Recorded& r = all[i];
     for (const std::string& name : o.identity_options) {
       const CLI::Option* opt = o.app->get_option_no_throw(name);
-      if (!opt || opt->count() == 0 || !r.options.contains(name)) continue;
-      std::vector<std::string> recorded = r.options[name].get<std::vector<std::string>>();
+      if (!opt || opt->count() == 0) continue;
+      // Not in the record: not given then (its default), or, in a record from before options
+      // were recorded, unknown.
+      if (!r.options.contains(name) && !r.record.contains("options")) continue;
+      std::vector<std::string> recorded;
+      if (r.options.contains(name)) recorded = r.options[name].get<std::vector<std::string>>();
+      else if (!opt->get_default_str().empty()) recorded = {opt->get_default_str()};
       if (same_values(opt->results(), recorded)) continue;
-      ok = false;
-      if (contradiction.empty())
-        contradiction = fmt::format("{} {} contradicts the campaign recorded in {} ({} {}): drop {} to continue it",
-                                    name, values_text(opt->results()), r.path, name, values_text(recorded), name);
+      contradictions[i].push_back(fmt::format("{} {} contradicts the campaign recorded in {} ({})", name,
+                                              values_text(opt->results()), r.path,
+                                              recorded.empty() ? name + " not given" : name + " " + values_text(recorded)));
     }
-    if (ok) matching.push_back(r);
+    if (contradictions[i].empty()) matching.push_back(r);
   }
-  if (matching.empty() && all.size() == 1) throw InputError(Diagnostic{"--resume", {}, contradiction});
+  // None matches, one comes closest: what contradicts it.
+  if (matching.empty()) {
+    size_t best = 0, ties = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (contradictions[i].size() < contradictions[best].size()) best = i, ties = 0;
+      else if (i != best && contradictions[i].size() == contradictions[best].size()) ++ties;
+    }
+    if (ties == 0)
+      throw InputError(Diagnostic{"--resume", {}, fmt::format("{}: drop the flag{} to continue it",
+                                                              fmt::join(contradictions[best], "; "),
+                                                              contradictions[best].size() > 1 ? "s" : "")});
+  }
   if (matching.size() != 1) {
+    const std::vector<Recorded>& listed_records = matching.empty() ? all : matching;
+    // Only what tells them apart.
+    std::set<std::string> differing;
+    for (const Recorded& a : listed_records)
+      for (const auto& [name, v] : a.options.items())
+        for (const Recorded& b : listed_records)
+          if (!b.options.contains(name) || b.options[name] != v) differing.insert(name);
     std::vector<std::string> listed;
-    for (const Recorded& r : matching.empty() ? all : matching) listed.push_back("  " + record_summary(r.record, r.options));
+    for (const Recorded& r : listed_records) {
+      nlohmann::json shown = nlohmann::json::object();
+      for (const std::string& name : differing)
+        if (r.options.contains(name)) shown[name] = r.options[name];
+      listed.push_back("  " + record_summary(r.record, shown));
+    }
     throw InputError(Diagnostic{
         o.resume_dir, {},
-        fmt::format("{} campaigns recorded here {}; say which with the options that tell them apart (--seed, "
-                    "--shard, {}):\n{}",
-                    matching.empty() ? all.size() : matching.size(),
+        fmt::format("{} campaigns recorded here {}; say which with the options that tell them apart:\n{}",
+                    listed_records.size(),
                     matching.empty() ? "and none matches the options given" : "match the options given",
-                    command == "comply" ? "--engine" : "--target", fmt::join(listed, "\n"))});
+                    fmt::join(listed, "\n"))});
   }
   const Recorded& r = matching.front();
   // Every recorded option not given explicitly takes its recorded value.

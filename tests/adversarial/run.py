@@ -228,8 +228,8 @@ def rows(halo, d):
                  [halo, "fuzz", "--resume", two, "--seed", "1", "--cases", "3000"], {2}, 1,
                  expect="--cases 3000 contradicts"))
     full = os.path.join(d, "full")
-    r.append(Row("campaign-disk-full", "halo comply writing findings to a full disk (a 512-byte file-size limit)",
-                 ["sh", "-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" comply --engine \"HALO=$0 $1\" --cases 20 "
+    r.append(Row("campaign-disk-full", "halo comply writing findings to a full disk (a 1 KiB file-size limit)",
+                 ["sh", "-c", "trap '' XFSZ; ulimit -f 2; exec \"$0\" comply --engine \"HALO=$0 $1\" --cases 20 "
                   "--seed 3 --shrink-tries 5 --out \"$2\"",
                   halo, os.path.join(SRC, "examples", "engines", "give_up.sh"), full], {2}, 60,
                  expect="could not be written"))
