@@ -645,6 +645,40 @@ TEST_CASE("reliability: a Halide worker that cannot start stops the campaign wit
   for (const auto& e : fs::directory_iterator(dir)) CHECK(e.path().extension() != ".json");
 }
 
+TEST_CASE("reliability: a Halide finding whose record a kill left without its signature is redone on resume",
+          "[reliability][fuzz][campaign][halide]") {
+  if (!halide::find_halide_version(14)) {
+    WARN("no Halide 14 worker built: not checked");
+    return;
+  }
+  Scratch s("halide-incomplete");
+  std::string dir = (s.dir / "out").string();
+  // Case 37 of seed 3 crashes Halide 14's compiler (docs/fuzzing.md); shard 1/2 runs it.
+  CliResult whole = run({"fuzz", "--target", "halide@14", "--cases", "38", "--seed", "3", "--shard", "1/2",
+                         "--shrink-tries", "5", "--out", dir, "--json"});
+  INFO(whole.err);
+  REQUIRE(whole.status == 1);
+  fs::path json = fs::path(dir) / "halide@14-3-37.json", cpp = fs::path(dir) / "halide@14-3-37.cpp";
+  nlohmann::json complete = nlohmann::json::parse(std::ifstream(json));
+  REQUIRE(complete.contains("signature"));
+  // Killed after the case, before the end of the campaign wrote its signature and reproducer.
+  nlohmann::json partial = complete;
+  partial.erase("signature");
+  std::ofstream(json) << partial.dump(2) << "\n";
+  fs::remove(cpp);
+  auto records = fuzz::campaign_progress_records(dir);
+  REQUIRE(records.size() == 1);
+  records[0].second["finished"] = false;
+  std::ofstream(records[0].first) << records[0].second.dump() << "\n";
+  CliResult resumed = run({"fuzz", "--resume", dir, "--json"});
+  INFO(resumed.err);
+  CHECK(resumed.status == 1);
+  nlohmann::json again = nlohmann::json::parse(std::ifstream(json));
+  CHECK(again["signature"] == complete["signature"]);
+  CHECK(again["program"] == complete["program"]);
+  CHECK(fs::exists(cpp));
+}
+
 TEST_CASE("reliability: --target exo takes --resume and --shard as the other targets do", "[reliability][fuzz][exo]") {
   Scratch s("exo-flags");
   CliResult missing = run({"fuzz", "--target", "exo", "--resume", (s.dir / "nothing").string()});

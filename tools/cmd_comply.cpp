@@ -27,7 +27,7 @@ Subcommand register_comply(CLI::App& app) {
   for (const char* name : {"--engine", "--engine-timeout"}) o->campaign.identity_options.push_back(name);
   return {cmd, [o](std::ostream& out, std::ostream& err) {
             resume_recorded_campaign(o->campaign, "comply");  // restores --engine and the rest of the record
-            if (o->engine.empty()) throw InputError(Diagnostic{"--engine", {}, "is required: the bounds engine to check"});
+            if (o->engine.empty()) throw InputError(Diagnostic{"--engine", {}, "halo comply needs --engine CMD, the bounds engine to check (or --resume DIR of a comply campaign)"});
             CampaignCommand c;
             c.name = "comply";
             c.target = "engine";
