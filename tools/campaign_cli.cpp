@@ -445,7 +445,14 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   nlohmann::json extra_json = nlohmann::json::object();
   std::string extra_text;
   // After a write failure the disk is full: the summary is printed, no more files written.
-  if (c.finish && !s.write_failure) c.finish(s, extra_json, extra_text);
+  if (c.finish && !s.write_failure) {
+    try {
+      c.finish(s, extra_json, extra_text);
+    } catch (const InputError& e) {  // a reproducer or completed record that cannot be written
+      s.write_error = e.what();
+      s.write_failure = std::current_exception();
+    }
+  }
   if (o.json) {
     nlohmann::json j = s.to_json();
     for (const auto& [k, v] : extra_json.items()) j[k] = v;
