@@ -6,8 +6,11 @@
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -109,7 +112,7 @@ std::string finding_text(const FindingReport& f, const CampaignOptions& opts) {
 nlohmann::json CampaignSummary::to_json() const {
   nlohmann::json records = nlohmann::json::array();
   for (const FindingReport& f : findings) records.push_back(f.record);
-  return {{"target", target},
+  nlohmann::json j = {{"target", target},
           {"seed", seed},
           {"shard", fmt::format("{}/{}", shard, shards)},
           {"cases", cases},
@@ -123,10 +126,129 @@ nlohmann::json CampaignSummary::to_json() const {
           {"cases_per_second", cases_per_second()},
           {"coverage", coverage.to_json()},
           {"finding_records", records}};
+  if (resumed) j["resumed"] = {{"first_case", first_case}, {"earlier_findings", earlier_findings}};
+  if (!write_error.empty()) j["write_error"] = write_error;
+  return j;
 }
 
-std::string campaign_progress_path(const std::string& out_dir, uint64_t shard, uint64_t shards) {
-  return (std::filesystem::path(out_dir) / fmt::format(".halo-campaign-{}-of-{}.progress", shard, shards)).string();
+namespace {
+
+// FNV-1a: a digest that is the same on every machine and with every compiler (std::hash is
+// not), for the names of progress files.
+uint64_t stable_digest(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// A finding's key for duplicate detection: kind and minimized case (or, for the generator, the detail).
+std::string finding_key(const std::string& kind, const std::string& program_or_detail) {
+  return kind + "\n" + program_or_detail;
+}
+
+// What the output directory holds of the earlier part of a resumed campaign: the keys of its
+// complete findings, and the cases whose finding is incomplete (to be redone).
+struct EarlierFindings {
+  std::set<std::string> keys;
+  std::vector<uint64_t> redo;
+};
+
+EarlierFindings earlier_findings(const CampaignOptions& opts) {
+  namespace fs = std::filesystem;
+  EarlierFindings e;
+  std::string prefix = fmt::format("{}-{}-", opts.target, opts.seed);
+  std::set<uint64_t> incomplete, complete;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(opts.out_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    std::string ext = entry.path().extension().string();
+    if (name.rfind(prefix, 0) != 0 || (ext != ".json" && ext != ".halo")) continue;
+    std::string number = entry.path().stem().string().substr(prefix.size());
+    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) continue;  // .shrunk, .cpp, ...
+    uint64_t k = 0;
+    try {
+      k = std::stoull(number);
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (k % opts.shards != opts.shard || k >= opts.first_case) continue;  // another shard's, or redone anyway
+    if (ext == ".halo") {
+      // A .halo file without its record: the campaign was killed between the two writes.
+      if (!fs::exists(fs::path(opts.out_dir) / (prefix + number + ".json"), ec)) incomplete.insert(k);
+      continue;
+    }
+    nlohmann::json r;
+    try {
+      std::ifstream in(entry.path(), std::ios::binary);
+      r = nlohmann::json::parse(in);
+    } catch (const std::exception&) {
+      incomplete.insert(k);
+      continue;
+    }
+    bool ok = r.is_object() && r["verdict"].is_string() && r["detail"].is_string();
+    bool generator = ok && r["verdict"] == "generator";
+    if (ok && !generator)
+      ok = r["program"].is_string() && r["halo"].is_string() &&
+           fs::is_regular_file(fs::path(opts.out_dir) / r["halo"].get<std::string>(), ec);
+    for (const std::string& key : opts.complete_record_keys) ok = ok && r.contains(key);
+    if (!ok) {
+      incomplete.insert(k);
+      continue;
+    }
+    complete.insert(k);
+    e.keys.insert(finding_key(r["verdict"].get<std::string>(),
+                              generator ? r["detail"].get<std::string>() : r["program"].get<std::string>()));
+  }
+  for (uint64_t k : incomplete)
+    if (!complete.count(k)) e.redo.push_back(k);
+  return e;
+}
+
+}  // namespace
+
+std::string campaign_progress_path(const CampaignOptions& opts) {
+  nlohmann::json id = {{"target", opts.target}, {"seed", opts.seed}, {"shard", opts.shard},
+                       {"shards", opts.shards}, {"options", opts.identity}};
+  return (std::filesystem::path(opts.out_dir) /
+          fmt::format(".halo-campaign-{}-{}-{}-of-{}-{:08x}.progress", opts.target, opts.seed, opts.shard, opts.shards,
+                      stable_digest(id.dump()) & 0xffffffffu))
+      .string();
+}
+
+std::vector<std::pair<std::string, nlohmann::json>> campaign_progress_records(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, nlohmann::json>> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(".halo-campaign-", 0) != 0 || entry.path().extension() != ".progress") continue;
+    try {
+      std::ifstream in(entry.path(), std::ios::binary);
+      nlohmann::json j = nlohmann::json::parse(in);
+      if (j.is_object()) out.emplace_back(entry.path().string(), std::move(j));
+    } catch (const std::exception&) {
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+void remove_stale_temporaries(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    size_t at = name.rfind(".tmp.");
+    if (name.empty() || name[0] != '.' || at == std::string::npos) continue;
+    std::string pid_text = name.substr(at + 5);
+    if (pid_text.empty() || pid_text.size() > 9 || pid_text.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    pid_t pid = pid_t(std::stol(pid_text));
+    // Our own PID cannot have written it yet (this runs before the campaign writes): a
+    // process of an earlier boot or container that had the same number.
+    bool running = pid != ::getpid() && pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+    if (!running) fs::remove(entry.path(), ec);
+  }
 }
 
 CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check, const std::function<bool()>& stop,
@@ -137,6 +259,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
     fs::create_directories(opts.out_dir, ec);
     if (ec || !fs::is_directory(opts.out_dir, ec))
       throw InputError(Diagnostic{opts.out_dir, {}, "cannot create the output directory: " + ec.message()});
+    remove_stale_temporaries(opts.out_dir);
   }
   CampaignSummary s;
   s.target = opts.target;
@@ -144,6 +267,15 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
   s.shard = opts.shard;
   s.shards = opts.shards;
   std::set<std::string> seen;  // kind + minimized case of every finding so far
+  std::vector<uint64_t> redo;  // earlier cases whose finding is incomplete on disk
+  if (opts.resume && !opts.out_dir.empty()) {
+    EarlierFindings e = earlier_findings(opts);
+    seen = std::move(e.keys);
+    redo = std::move(e.redo);
+    s.resumed = true;
+    s.first_case = opts.first_case;
+    s.earlier_findings = seen.size();
+  }
   Clock::time_point t0 = Clock::now();
   bool wrapped = false;  // k + shards past 2^64 - 1 ends the shard (--shard 5/18446744073709551615: one case)
   uint64_t k0 = opts.shard;
@@ -151,17 +283,26 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
     uint64_t steps = (opts.first_case - opts.shard) / opts.shards + ((opts.first_case - opts.shard) % opts.shards != 0);
     wrapped = __builtin_mul_overflow(steps, opts.shards, &k0) || __builtin_add_overflow(k0, opts.shard, &k0);
   }
-  std::string progress_file = opts.out_dir.empty() || !opts.inputs.empty()
-                                  ? std::string()
-                                  : campaign_progress_path(opts.out_dir, opts.shard, opts.shards);
-  for (uint64_t k = k0; !wrapped; wrapped = __builtin_add_overflow(k, opts.shards, &k)) {
-    if (opts.cases && k >= opts.cases) break;
-    if (!opts.inputs.empty() && k >= opts.inputs.size()) break;
-    if (opts.seconds > 0 && since(t0) >= opts.seconds) break;
-    if (stop && stop()) {
-      s.interrupted = true;
-      break;
+  std::string progress_file = opts.out_dir.empty() || !opts.inputs.empty() ? std::string()
+                              : !opts.progress_path.empty()                ? opts.progress_path
+                                                                           : campaign_progress_path(opts);
+  // Writes a file of the campaign; on failure (a full disk) records why and returns false.
+  auto write = [&](const std::string& path, const std::string& text) {
+    try {
+      write_file_atomically(path, text);
+      return true;
+    } catch (const InputError& e) {
+      s.write_error = e.what();
+      s.write_failure = std::current_exception();
+      return false;
+    } catch (const std::exception& e) {  // bad input (exit 2) too, whatever the writer throws
+      s.write_error = e.what();
+      s.write_failure = std::make_exception_ptr(InputError(Diagnostic{path, {}, std::string("cannot write: ") + e.what()}));
+      return false;
     }
+  };
+  // Runs case k; false when the campaign must stop (a write failed, or enough findings).
+  auto run_case = [&](uint64_t k) {
     CaseSeed cs = opts.inputs.empty() ? campaign_case(opts.seed, k) : opts.inputs[k];
     rc::Shrinkable<Program> shrinkable = opts.generator ? opts.generator(cs) : generate_case(cs);
     Program prog;
@@ -199,7 +340,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
         f.original_chars = print_program(prog).size();
         f.minimized_chars = print_program(m.program).size();
       }
-      std::string key = f.kind + "\n" + (f.kind == "generator" ? f.detail : print_program(f.minimized));
+      std::string key = finding_key(f.kind, f.kind == "generator" ? f.detail : print_program(f.minimized));
       if (!seen.insert(key).second) {
         ++s.duplicates;
       } else {
@@ -226,27 +367,65 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
           if (!f.halo_file.empty()) f.record["halo"] = fs::path(f.halo_file).filename().string();
           if (!opts.reproduce.empty()) f.record["reproduce"] = replace_all(opts.reproduce, "{file}", f.halo_file.empty() ? "FILE" : f.halo_file);
         }
-        // The .halo file first: a record on disk always names a complete case.
-        if (!f.halo_file.empty()) write_file_atomically(f.halo_file, finding_text(f, opts));
-        if (!f.json_file.empty()) write_file_atomically(f.json_file, f.record.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n");
+        // The .halo file first: a record on disk always names a complete case. A finding is
+        // on disk whole or not at all: when its record cannot be written, its case goes too.
+        if (!f.halo_file.empty() && !write(f.halo_file, finding_text(f, opts))) return false;
+        if (!f.json_file.empty() &&
+            !write(f.json_file, f.record.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n")) {
+          std::error_code ignored;
+          if (!f.halo_file.empty()) fs::remove(f.halo_file, ignored);
+          return false;
+        }
         s.findings.push_back(std::move(f));
       }
     }
     s.seconds = since(t0);
     if (progress) progress(s);
+    return !(opts.max_findings && s.findings.size() + s.earlier_findings >= opts.max_findings);
+  };
+  bool go_on = true;
+  for (uint64_t k : redo) {  // first the earlier cases whose finding a kill left incomplete
+    if (stop && stop()) {
+      s.interrupted = true;
+      go_on = false;
+      break;
+    }
+    // What the kill left of it goes first, so that a redo that files nothing (a duplicate
+    // now) leaves nothing half written either.
+    std::string stem = fmt::format("{}-{}-{}", opts.target, opts.seed, k);
+    std::error_code ec;
+    std::vector<fs::path> left;
+    for (const auto& entry : fs::directory_iterator(opts.out_dir, ec))
+      if (entry.path().stem() == stem) left.push_back(entry.path());
+    for (const fs::path& p : left) fs::remove(p, ec);
+    if (!(go_on = run_case(k))) break;
+  }
+  if (opts.max_findings && s.findings.size() + s.earlier_findings >= opts.max_findings) go_on = false;
+  for (uint64_t k = k0; go_on && !wrapped; wrapped = __builtin_add_overflow(k, opts.shards, &k)) {
+    if (opts.cases && k >= opts.cases) break;
+    if (!opts.inputs.empty() && k >= opts.inputs.size()) break;
+    if (opts.seconds > 0 && since(t0) >= opts.seconds) break;
+    if (stop && stop()) {
+      s.interrupted = true;
+      break;
+    }
+    go_on = run_case(k);
+    if (!s.write_error.empty()) break;  // this case is not done: a resume redoes it
     if (!progress_file.empty()) {
       uint64_t next = k;
       bool last = __builtin_add_overflow(k, opts.shards, &next);
-      write_file_atomically(progress_file, nlohmann::json{{"target", opts.target},
-                                                          {"seed", opts.seed},
-                                                          {"shard", opts.shard},
-                                                          {"shards", opts.shards},
-                                                          {"next_case", next},
-                                                          {"finished", last}}
-                                                   .dump() +
-                                               "\n");
+      if (!write(progress_file, nlohmann::json{{"target", opts.target},
+                                               {"seed", opts.seed},
+                                               {"shard", opts.shard},
+                                               {"shards", opts.shards},
+                                               {"cases", opts.cases},
+                                               {"options", opts.identity},
+                                               {"next_case", next},
+                                               {"finished", last}}
+                                            .dump() +
+                                        "\n"))
+        break;
     }
-    if (opts.max_findings && s.findings.size() >= opts.max_findings) break;
   }
   s.seconds = since(t0);
   return s;

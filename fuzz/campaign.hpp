@@ -18,8 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace halo::fuzz {
@@ -59,13 +61,35 @@ struct CampaignOptions {
   nlohmann::json record_extra = nlohmann::json::object();  // added to every finding's record
   // The cases: case k is generator(campaign_case(seed, k)) (empty: generate_case).
   std::function<rc::Shrinkable<Program>(const CaseSeed&)> generator;
-  // Resuming (--resume DIR): start at the first case of the shard at or after this one.
+  // Resuming (--resume DIR): start at the first case of the shard at or after this one,
+  // after rebuilding the duplicate detection from the findings of the earlier cases on disk
+  // and redoing every earlier case whose finding is incomplete there (killed mid-write).
+  bool resume = false;
   uint64_t first_case = 0;
+  // What, besides target, seed and shard, makes this campaign this one (the options that
+  // decide its cases and findings, as given on the command line): recorded in its progress
+  // file, whose name it keys, so that campaigns sharing an output directory keep apart.
+  nlohmann::json identity = nlohmann::json::object();
+  // The progress file to write ("": campaign_progress_path); --resume keeps the one it read.
+  std::string progress_path;
+  // Keys a finding's JSON record must have to be complete (a target that adds keys after the
+  // campaign, such as a candidate's "signature"); a record without them is redone on resume.
+  std::vector<std::string> complete_record_keys;
 };
 
 // Where a campaign with an output directory records, after every finished case, the next
-// case of its shard (with seed and target), so that `--resume DIR` continues after it.
-std::string campaign_progress_path(const std::string& out_dir, uint64_t shard, uint64_t shards);
+// case of its shard with its identity (target, seed, shard, options), so that `--resume DIR`
+// continues it: DIR/.halo-campaign-TARGET-SEED-I-of-N-HASH.progress, HASH a digest of the
+// identity, so that two campaigns sharing DIR never share a progress file.
+std::string campaign_progress_path(const CampaignOptions& opts);
+
+// The progress records in `dir` (any campaign, any target), as {path, record}; a file that is
+// not JSON is skipped.
+std::vector<std::pair<std::string, nlohmann::json>> campaign_progress_records(const std::string& dir);
+
+// Removes the temporaries that write_file_atomically leaves when its process is killed between
+// writing and renaming (`.NAME.tmp.PID`), for every PID that is no longer running.
+void remove_stale_temporaries(const std::string& dir);
 
 struct FindingReport {
   uint64_t index = 0;   // the case
@@ -88,10 +112,20 @@ struct CampaignSummary {
   std::vector<FindingReport> findings;  // distinct findings (same kind and minimized case: one)
   double seconds = 0;
   bool interrupted = false;
+  // Resumed (--resume): the first case of this part, and the complete findings the earlier
+  // part left on disk (not in `findings`, which are this part's).
+  bool resumed = false;
+  uint64_t first_case = 0, earlier_findings = 0;
+  // A finding or the progress record could not be written (a full disk): the campaign
+  // stopped there; `write_error` says why, `write_failure` is the error to report after
+  // the summary. Every finding in `findings` is on disk complete, the failed one not at all.
+  std::string write_error;
+  std::exception_ptr write_failure;
   Coverage coverage;
   double cases_per_second() const { return seconds > 0 ? double(cases) / seconds : 0; }
   // {"target", "seed", "shard", "cases", "passed", "vacuous", "findings", "limits", "duplicates",
-  //  "interrupted", "seconds", "cases_per_second", "coverage", "finding_records"}
+  //  "interrupted", "seconds", "cases_per_second", "coverage", "finding_records"}, and when
+  //  resumed "resumed": {"first_case", "earlier_findings"}, after a write failure "write_error"
   nlohmann::json to_json() const;
 };
 

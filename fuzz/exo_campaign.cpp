@@ -2,6 +2,7 @@
 #include "fuzz/exo_campaign.hpp"
 
 #include "candidates/exo/exo_kernel.hpp"
+#include "fuzz/campaign.hpp"
 #include "support/diagnostics.hpp"
 #include "support/output_file.hpp"
 #include "support/run_process.hpp"
@@ -13,6 +14,10 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace halo::fuzz {
 
@@ -21,6 +26,8 @@ namespace fs = std::filesystem;
 ExoCaseOutcome check_exo_case(const ExoKernelCase& c, double timeout) {
   WorkDir dir("halo-exo-case");
   std::string script = dir.file("case.py"), spec = dir.file("case.halo");
+  // Checked writes: a case that could not be written (a full disk) stops the campaign; it
+  // must not reach Exo half written and come back as a finding.
   write_file_atomically(script, exo_case_script(c));
   write_file_atomically(spec, exo_case_spec(c));
   ExoBinding b;
@@ -83,52 +90,182 @@ ExoKernelCase shrink(ExoKernelCase c, const ExoCaseOutcome& o, double timeout, i
 
 }  // namespace
 
+namespace {
+
+// The findings the earlier part of a resumed campaign left: how many are complete (their
+// record written last), and the cases whose files a kill left incomplete (redone).
+std::pair<uint64_t, std::vector<uint64_t>> earlier_exo_findings(const ExoCampaignOptions& opt) {
+  std::string prefix = fmt::format("exo-{}-", opt.seed);
+  std::set<uint64_t> complete, started;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(opt.out_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    size_t dash = name.find('-', prefix.size());
+    std::string number = name.substr(prefix.size(), dash == std::string::npos ? std::string::npos : dash - prefix.size());
+    if (number.empty() || number.size() > 19 || number.find_first_not_of("0123456789") != std::string::npos) continue;
+    uint64_t k = std::stoull(number);
+    if (k % opt.shards != opt.shard || k >= opt.first_case) continue;
+    (entry.path().extension() == ".json" ? complete : started).insert(k);
+  }
+  std::vector<uint64_t> redo;
+  for (uint64_t k : started)
+    if (!complete.count(k)) redo.push_back(k);
+  return {complete.size(), redo};
+}
+
+}  // namespace
+
 nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress& progress,
-                                const std::function<bool()>& stop) {
+                                const std::function<bool()>& stop, std::exception_ptr* write_failure) {
   uint64_t cases = opt.cases ? opt.cases : (opt.seconds > 0 ? UINT64_MAX : 1000);
-  std::string out_dir = opt.out_dir.empty() ? "halo-exo-findings" : opt.out_dir;
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::map<std::string, uint64_t> outcomes, families;
   nlohmann::json findings = nlohmann::json::array();
-  uint64_t ran = 0;
-  for (uint64_t i = 0; i < cases; ++i) {
-    if (opt.seconds > 0 && elapsed() >= opt.seconds) break;
-    if (opt.max_findings && findings.size() >= opt.max_findings) break;
-    if (stop && stop()) break;
+  uint64_t ran = 0, earlier = 0;
+  std::vector<uint64_t> redo;
+  std::string write_error;
+  bool interrupted = false;
+  CampaignOptions progress_of;  // names the progress file as every campaign does
+  progress_of.target = "exo";
+  progress_of.seed = opt.seed;
+  progress_of.shard = opt.shard;
+  progress_of.shards = opt.shards;
+  progress_of.out_dir = opt.out_dir;
+  progress_of.identity = opt.identity;
+  if (!opt.out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(opt.out_dir, ec);
+    if (ec || !fs::is_directory(opt.out_dir, ec))
+      throw InputError(Diagnostic{opt.out_dir, {}, "cannot create the output directory: " + ec.message()});
+    remove_stale_temporaries(opt.out_dir);
+    if (opt.resume) std::tie(earlier, redo) = earlier_exo_findings(opt);
+  }
+  // Writes a file of the campaign; false (the reason kept) when it cannot.
+  auto write = [&](const std::string& path, const std::string& text) {
+    try {
+      write_file_atomically(path, text);
+      return true;
+    } catch (const std::exception& e) {
+      write_error = e.what();
+      if (write_failure) *write_failure = std::make_exception_ptr(InputError(Diagnostic{path, {}, e.what()}));
+      return false;
+    }
+  };
+  auto enough = [&] { return opt.max_findings && findings.size() + earlier >= opt.max_findings; };
+  // Case i: false when the campaign must stop (a write failed).
+  auto run_case = [&](uint64_t i) {
     std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull + i);
     ExoKernelCase c = generate_exo_case(rng, opt.seed);
-    ExoCaseOutcome o = check_exo_case(c, opt.timeout);
+    ExoCaseOutcome o;
+    try {
+      o = check_exo_case(c, opt.timeout);
+    } catch (const std::exception& e) {  // the case's own files could not be written
+      write_error = e.what();
+      if (write_failure) *write_failure = std::make_exception_ptr(InputError(Diagnostic{"exo case", {}, e.what()}));
+      return false;
+    }
     ++ran;
     ++outcomes[o.kind];
     ++families[exo_family_name(c.family)];
     if (progress) progress(i, elapsed(), o.kind);
-    if (!o.finding) continue;
+    if (!o.finding) return true;
     int tries = 0;
-    ExoKernelCase small = shrink(c, o, opt.timeout, opt.shrink_tries, opt.shrink_seconds, tries);
-    ExoCaseOutcome so = check_exo_case(small, opt.timeout);
-    create_output_directory(out_dir);
-    std::string base = (fs::path(out_dir) / fmt::format("exo-{}-{}-{}", opt.seed, i, o.kind)).string();
-    write_file_atomically(base + ".py", exo_case_script(small));
-    write_file_atomically(base + ".halo", exo_case_spec(small));
+    ExoKernelCase small;
+    ExoCaseOutcome so;
+    try {
+      small = shrink(c, o, opt.timeout, opt.shrink_tries, opt.shrink_seconds, tries);
+      so = check_exo_case(small, opt.timeout);
+    } catch (const std::exception& e) {
+      write_error = e.what();
+      if (write_failure) *write_failure = std::make_exception_ptr(InputError(Diagnostic{"exo case", {}, e.what()}));
+      return false;
+    }
+    std::string stem = fmt::format("exo-{}-{}-{}", opt.seed, i, o.kind);
+    std::string base = opt.out_dir.empty() ? stem : (fs::path(opt.out_dir) / stem).string();
     std::string rerun = fmt::format("halo exo {}.py scheduled --spec {}.halo", base, base);
     for (const auto& [n, f] : exo_case_inits(small)) rerun += fmt::format(" --init {}={}", n, f);
-    nlohmann::json rec = {{"case", i},          {"seed", opt.seed},         {"kind", o.kind},
+    nlohmann::json rec = {{"target", "exo"},      {"case", i},          {"seed", opt.seed},         {"kind", o.kind},
                           {"family", exo_family_name(c.family)},  {"detail", so.detail},
                           {"steps", small.steps}, {"original_steps", c.steps}, {"shrink_tries", tries},
-                          {"script", base + ".py"}, {"spec", base + ".halo"}, {"reproduce", rerun}};
-    write_file_atomically(base + ".json", rec.dump(1) + "\n");
+                          {"reproduce", rerun}};
+    if (opt.out_dir.empty()) {  // not written: the summary carries the case
+      rec["script_text"] = exo_case_script(small);
+      rec["spec_text"] = exo_case_spec(small);
+      findings.push_back(rec);
+      return true;
+    }
+    rec["script"] = base + ".py";
+    rec["spec"] = base + ".halo";
+    // The record last: a record on disk always names complete files. A finding is on disk
+    // whole or not at all.
+    bool ok = write(base + ".py", exo_case_script(small)) && write(base + ".halo", exo_case_spec(small)) &&
+              write(base + ".json", rec.dump(1) + "\n");
+    if (!ok) {
+      std::error_code ignored;
+      for (const char* ext : {".py", ".halo", ".json"}) fs::remove(base + ext, ignored);
+      return false;
+    }
     findings.push_back(rec);
+    return true;
+  };
+  bool go_on = true;
+  for (uint64_t i : redo) {
+    if (stop && stop()) {
+      interrupted = true;
+      go_on = false;
+      break;
+    }
+    // What the kill left of it goes first: a redo that finds nothing leaves nothing behind.
+    std::string prefix = fmt::format("exo-{}-{}-", opt.seed, i);
+    std::error_code ec;
+    std::vector<fs::path> left;
+    for (const auto& entry : fs::directory_iterator(opt.out_dir, ec))
+      if (entry.path().filename().string().rfind(prefix, 0) == 0) left.push_back(entry.path());
+    for (const fs::path& p : left) fs::remove(p, ec);
+    if (!(go_on = run_case(i))) break;
+  }
+  uint64_t i = opt.shard;
+  if (opt.first_case > i) i += (opt.first_case - opt.shard + opt.shards - 1) / opt.shards * opt.shards;
+  std::string progress_file = opt.out_dir.empty()            ? std::string()
+                              : !opt.progress_path.empty() ? opt.progress_path
+                                                           : campaign_progress_path(progress_of);
+  for (; go_on && i < cases && i >= opt.shard; i += opt.shards) {  // i >= shard: stops at the wrap past 2^64
+    if (opt.seconds > 0 && elapsed() >= opt.seconds) break;
+    if (enough()) break;
+    if (stop && stop()) {
+      interrupted = true;
+      break;
+    }
+    if (!run_case(i)) break;  // not done: a resume redoes it
+    if (!progress_file.empty() &&
+        !write(progress_file, nlohmann::json{{"target", "exo"},
+                                             {"seed", opt.seed},
+                                             {"shard", opt.shard},
+                                             {"shards", opt.shards},
+                                             {"cases", opt.cases},
+                                             {"options", opt.identity},
+                                             {"next_case", i + opt.shards},
+                                             {"finished", i + opt.shards < i}}
+                                              .dump() +
+                                          "\n"))
+      break;
   }
   double secs = elapsed();
-  return {{"target", "exo"},
-          {"seed", opt.seed},
-          {"cases", ran},
-          {"seconds", secs},
-          {"cases_per_second", secs > 0 ? double(ran) / secs : 0.0},
-          {"outcomes", outcomes},
-          {"families", families},
-          {"findings", findings}};
+  nlohmann::json summary = {{"target", "exo"},
+                            {"seed", opt.seed},
+                            {"shard", fmt::format("{}/{}", opt.shard, opt.shards)},
+                            {"cases", ran},
+                            {"seconds", secs},
+                            {"cases_per_second", secs > 0 ? double(ran) / secs : 0.0},
+                            {"outcomes", outcomes},
+                            {"families", families},
+                            {"findings", findings},
+                            {"interrupted", interrupted}};
+  if (opt.resume) summary["resumed"] = {{"first_case", opt.first_case}, {"earlier_findings", earlier}};
+  if (!write_error.empty()) summary["write_error"] = write_error;
+  return summary;
 }
 
 }  // namespace halo::fuzz

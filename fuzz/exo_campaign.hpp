@@ -7,7 +7,8 @@
 // not compile are findings. Each finding is shrunk (steps dropped, sizes reduced) and
 // written as SCRIPT.py and SPEC.halo side by side, with the command that re-runs it. Its
 // cases are Exo scripts, not .halo programs, so this loop stands beside the campaign of
-// campaign.hpp rather than inside it (docs/candidates.md, "Known limits").
+// campaign.hpp rather than inside it (docs/candidates.md, "Known limits"), but shares its
+// machinery: shards, progress records, --resume and atomic finding files.
 #pragma once
 
 #include "fuzz/exo_gen.hpp"
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 
@@ -33,20 +35,31 @@ struct ExoCampaignOptions {
   uint64_t seed = 1;
   uint64_t cases = 0;       // 0: 1000, or no bound when `seconds` is set
   double seconds = 0;       // stop starting cases after this long (0: no limit)
-  std::string out_dir;      // where findings go ("": halo-exo-findings)
+  uint64_t shard = 0, shards = 1;  // --shard I/N: the cases k with k mod N = I
+  std::string out_dir;      // where findings go ("": not written; the summary holds them)
   uint64_t max_findings = 0;
   int shrink_tries = 1000;
   double shrink_seconds = 20;
   double timeout = 120;     // Exo and the kernel, per case
+  // As for every campaign (campaign.hpp): the progress record's identity, and --resume.
+  nlohmann::json identity = nlohmann::json::object();
+  bool resume = false;
+  uint64_t first_case = 0;
+  std::string progress_path;  // "": campaign_progress_path; --resume keeps the one it read
 };
 
 // Called after each case: its index, the seconds so far and its outcome.
 using ExoProgress = std::function<void(uint64_t, double, const std::string&)>;
 
-// Runs the campaign; returns its summary {"target", "seed", "cases", "seconds",
-// "cases_per_second", "outcomes", "families", "findings"} (each finding's record, as written
-// next to its files). `stop` is polled between cases.
+// Runs the campaign; returns its summary {"target", "seed", "shard", "cases", "seconds",
+// "cases_per_second", "outcomes", "families", "findings", "interrupted"} (each finding's
+// record, as written next to its files), with "resumed" and "write_error" as in
+// CampaignSummary::to_json. With an output directory the campaign records its progress after
+// every case (campaign_progress_path), so --resume continues it; every finding's files are
+// written atomically, the record last, and a finding whose files cannot all be written is
+// removed and stops the campaign: `write_failure` is then the error to report after the
+// summary. `stop` is polled between cases.
 nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress& progress = {},
-                                const std::function<bool()>& stop = {});
+                                const std::function<bool()>& stop = {}, std::exception_ptr* write_failure = nullptr);
 
 }  // namespace halo::fuzz

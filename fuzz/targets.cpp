@@ -9,6 +9,7 @@
 #include "candidates/engines/engine.hpp"
 #include "oracle/quality.hpp"
 #include "schedule/schedule.hpp"
+#include "support/candidate_unavailable.hpp"
 #include "support/command_budget.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
@@ -97,6 +98,8 @@ CaseResult guarded(const std::function<CaseResult(CaseResult&)>& body) {
   } catch (const std::bad_alloc&) {
     r.verdict = CaseResult::Verdict::Limit;
     r.detail = "out of memory";
+  } catch (const CandidateUnavailable&) {
+    throw;  // no case can run: the campaign stops (not a finding of this case)
   } catch (const InputError& e) {
     r = found(r, "internal-error", std::string("halo rejected a valid case: ") + e.what());
   } catch (const std::exception& e) {

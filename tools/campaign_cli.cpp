@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <set>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -63,24 +66,6 @@ class InterruptGuard {
   bool installed_ = false;
 };
 
-std::pair<uint64_t, uint64_t> parse_shard(const std::string& s) {
-  size_t slash = s.find('/');
-  try {
-    if (slash != std::string::npos) {
-      size_t used = 0;
-      uint64_t i = std::stoull(s.substr(0, slash), &used);
-      if (used == slash) {
-        std::string rest = s.substr(slash + 1);
-        uint64_t n = std::stoull(rest, &used);
-        if (used == rest.size() && n > 0 && i < n && s[0] != '-' && rest[0] != '-') return {i, n};
-      }
-    }
-  } catch (const std::exception&) {
-  }
-  throw InputError(Diagnostic{"--shard", {}, fmt::format("expects I/N with 0 <= I < N (this machine's share of N), "
-                                                         "got '{}'", s)});
-}
-
 std::string outcome_list(const std::map<std::string, uint64_t>& m) {
   std::vector<std::string> parts;
   for (const auto& [k, v] : m) parts.push_back(fmt::format("{} {}", k, v));
@@ -91,6 +76,8 @@ void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, std
   out << fmt::format("halo {} (target {}): {} cases, seed {}, shard {}/{}, {:.1f} s, {:.1f} cases/s{}\n", c.name,
                      s.target, s.cases, s.seed, s.shard, s.shards, s.seconds, s.cases_per_second(),
                      s.interrupted ? " (interrupted)" : "");
+  if (!s.write_error.empty())
+    out << fmt::format("  stopped: a file of the campaign could not be written: {}\n", s.write_error);
   out << fmt::format("  {} finding(s); {} passed, {} vacuous (the engine gave up: `assert 0`), {} stopped by a "
                      "resource limit (not findings){}\n",
                      s.findings.size(), s.passed, s.vacuous, s.limits,
@@ -180,7 +167,186 @@ int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& 
 
 }  // namespace
 
+std::pair<uint64_t, uint64_t> parse_shard(const std::string& s) {
+  size_t slash = s.find('/');
+  try {
+    if (slash != std::string::npos) {
+      size_t used = 0;
+      uint64_t i = std::stoull(s.substr(0, slash), &used);
+      if (used == slash) {
+        std::string rest = s.substr(slash + 1);
+        uint64_t n = std::stoull(rest, &used);
+        if (used == rest.size() && n > 0 && i < n && s[0] != '-' && rest[0] != '-') return {i, n};
+      }
+    }
+  } catch (const std::exception&) {
+  }
+  throw InputError(Diagnostic{"--shard", {}, fmt::format("expects I/N with 0 <= I < N (this machine's share of N), "
+                                                         "got '{}'", s)});
+}
+
+namespace {
+
+// An option's values as the record keeps them: as given, else its default (none: absent).
+std::optional<std::vector<std::string>> option_values(const CLI::App* app, const std::string& name) {
+  const CLI::Option* opt = app->get_option_no_throw(name);
+  if (!opt) return std::nullopt;
+  if (opt->count() > 0) return opt->results();
+  std::string d = opt->get_default_str();
+  if (d.empty()) return std::nullopt;
+  return std::vector<std::string>{d};
+}
+
+std::string values_text(const std::vector<std::string>& v) { return fmt::format("{}", fmt::join(v, " ")); }
+
+// Given and recorded values agree: the same text, or the same number (`--case-timeout 2`
+// and a recorded default "2.000000").
+bool same_values(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.size() != b.size()) return false;
+  auto number = [](const std::string& s, double& x) {
+    char* end = nullptr;
+    x = std::strtod(s.c_str(), &end);
+    return !s.empty() && end == s.c_str() + s.size();
+  };
+  for (size_t i = 0; i < a.size(); ++i) {
+    double x = 0, y = 0;
+    if (a[i] != b[i] && !(number(a[i], x) && number(b[i], y) && x == y)) return false;
+  }
+  return true;
+}
+
+// The options a progress record holds; a record written before options were recorded has
+// target, seed and shard only.
+nlohmann::json record_options(const nlohmann::json& r, const std::string& command) {
+  if (r.contains("options") && r["options"].is_object()) return r["options"];
+  nlohmann::json o = nlohmann::json::object();
+  if (r["seed"].is_number_unsigned()) o["--seed"] = {std::to_string(r["seed"].get<uint64_t>())};
+  if (r["shard"].is_number_unsigned() && r["shards"].is_number_unsigned())
+    o["--shard"] = {fmt::format("{}/{}", r["shard"].get<uint64_t>(), r["shards"].get<uint64_t>())};
+  if (command == "fuzz" && r["target"].is_string()) o["--target"] = {r["target"].get<std::string>()};
+  return o;
+}
+
+std::string record_summary(const nlohmann::json& r, const nlohmann::json& options) {
+  std::vector<std::string> parts;
+  for (const auto& [name, v] : options.items())
+    if (v.is_array()) parts.push_back(name + " " + values_text(v.get<std::vector<std::string>>()));
+  return fmt::format("{}", fmt::join(parts, " ")) +
+         (r["next_case"].is_number_unsigned() ? fmt::format(" (next case {})", r["next_case"].get<uint64_t>()) : "");
+}
+
+}  // namespace
+
+void resume_recorded_campaign(CampaignCliOptions& o, const std::string& command) {
+  if (o.resume_dir.empty()) return;
+  if (!o.out_dir.empty() && o.out_dir != o.resume_dir)
+    throw InputError(Diagnostic{"--resume", {}, "--resume DIR writes its findings to DIR; drop --out or give the same directory"});
+  std::error_code ec;
+  if (!std::filesystem::is_directory(o.resume_dir, ec))
+    throw InputError(Diagnostic{o.resume_dir, {}, "no campaign to resume: not a directory (run the campaign with --out DIR first)"});
+  struct Recorded {
+    std::string path;
+    nlohmann::json record, options;
+  };
+  std::vector<Recorded> all, matching;
+  for (auto& [path, r] : fuzz::campaign_progress_records(o.resume_dir)) {
+    bool comply_record = r.value("target", std::string()) == "engine";
+    if (comply_record != (command == "comply")) continue;
+    if (!r["next_case"].is_number_unsigned() || !r["seed"].is_number_unsigned()) continue;
+    all.push_back({path, r, record_options(r, command)});
+  }
+  if (all.empty())
+    throw InputError(Diagnostic{o.resume_dir, {}, fmt::format("no halo {} campaign to resume here (no progress file "
+                                                              ".halo-campaign-*.progress: run it with --out DIR)",
+                                                              command)});
+  // A flag given explicitly selects the campaigns recorded with the same value.
+  std::vector<std::vector<std::string>> contradictions(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Recorded& r = all[i];
+    for (const std::string& name : o.identity_options) {
+      const CLI::Option* opt = o.app->get_option_no_throw(name);
+      if (!opt || opt->count() == 0) continue;
+      // Not in the record: not given then (its default), or, in a record from before options
+      // were recorded, unknown.
+      if (!r.options.contains(name) && !r.record.contains("options")) continue;
+      std::vector<std::string> recorded;
+      if (r.options.contains(name)) recorded = r.options[name].get<std::vector<std::string>>();
+      else if (!opt->get_default_str().empty()) recorded = {opt->get_default_str()};
+      if (same_values(opt->results(), recorded)) continue;
+      contradictions[i].push_back(fmt::format("{} {} contradicts the campaign recorded in {} ({})", name,
+                                              values_text(opt->results()), r.path,
+                                              recorded.empty() ? name + " not given" : name + " " + values_text(recorded)));
+    }
+    if (contradictions[i].empty()) matching.push_back(r);
+  }
+  // None matches, one comes closest: what contradicts it.
+  if (matching.empty()) {
+    size_t best = 0, ties = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (contradictions[i].size() < contradictions[best].size()) best = i, ties = 0;
+      else if (i != best && contradictions[i].size() == contradictions[best].size()) ++ties;
+    }
+    if (ties == 0)
+      throw InputError(Diagnostic{"--resume", {}, fmt::format("{}: drop the flag{} to continue it",
+                                                              fmt::join(contradictions[best], "; "),
+                                                              contradictions[best].size() > 1 ? "s" : "")});
+  }
+  if (matching.size() != 1) {
+    const std::vector<Recorded>& listed_records = matching.empty() ? all : matching;
+    // Only what tells them apart.
+    std::set<std::string> differing;
+    for (const Recorded& a : listed_records)
+      for (const auto& [name, v] : a.options.items())
+        for (const Recorded& b : listed_records)
+          if (!b.options.contains(name) || b.options[name] != v) differing.insert(name);
+    std::vector<std::string> listed;
+    for (const Recorded& r : listed_records) {
+      nlohmann::json shown = nlohmann::json::object();
+      for (const std::string& name : differing)
+        if (r.options.contains(name)) shown[name] = r.options[name];
+      listed.push_back("  " + record_summary(r.record, shown));
+    }
+    throw InputError(Diagnostic{
+        o.resume_dir, {},
+        fmt::format("{} campaigns recorded here {}; say which with the options that tell them apart:\n{}",
+                    listed_records.size(),
+                    matching.empty() ? "and none matches the options given" : "match the options given",
+                    fmt::join(listed, "\n"))});
+  }
+  const Recorded& r = matching.front();
+  // Every recorded option not given explicitly takes its recorded value.
+  for (const auto& [name, values] : r.options.items()) {
+    CLI::Option* opt = o.app->get_option_no_throw(name);
+    if (!opt || opt->count() > 0 || !values.is_array()) continue;
+    std::vector<std::string> v = values.get<std::vector<std::string>>();
+    if (v.size() == 1 && v.front() == opt->get_default_str()) continue;  // the default already
+    try {
+      opt->clear();
+      for (const std::string& x : v) opt->add_result(x);
+      opt->run_callback();
+    } catch (const CLI::Error& e) {
+      throw InputError(Diagnostic{r.path, {}, fmt::format("the recorded {} {} is not valid: {}", name, values_text(v), e.what())});
+    }
+  }
+  o.resumed_record = r.record;
+  o.resumed_path = r.path;
+}
+
+nlohmann::json campaign_identity(const CampaignCliOptions& o, uint64_t effective_cases) {
+  nlohmann::json id = nlohmann::json::object();
+  if (!o.app) return id;
+  for (const std::string& name : o.identity_options)
+    if (auto v = option_values(o.app, name)) id[name] = *v;
+  // --cases has no default of its own (1000 unless --time is given): the cases it means.
+  if (effective_cases) id["--cases"] = {std::to_string(effective_cases)};
+  else id.erase("--cases");
+  return id;
+}
+
 void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o) {
+  o.app = cmd;
+  o.identity_options = {"--seed",         "--cases",     "--time",      "--shard",       "--max-findings",
+                        "--shrink-tries", "--shrink-time", "--max-steps", "--case-timeout"};
   cmd->add_option("--cases", o.cases, "run this many cases (default 1000 unless --time is given)")
       ->check(unsigned_integer() & CLI::PositiveNumber);
   cmd->add_option("--time", o.seconds, "run cases for this many seconds (with --cases: whichever ends first)")
@@ -244,23 +410,16 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   opts.reproduce = c.reproduce;
   opts.record_extra = c.record_extra;
   opts.generator = c.generator;
-  if (!o.resume_dir.empty()) {
-    // --resume DIR: the campaign recorded in DIR (seed, target, next case of this shard).
-    if (!o.out_dir.empty() && o.out_dir != o.resume_dir)
-      throw InputError(Diagnostic{"--resume", {}, "--resume DIR writes its findings to DIR; drop --out or give the same directory"});
-    std::string path = fuzz::campaign_progress_path(o.resume_dir, shard, shards);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-      throw InputError(Diagnostic{o.resume_dir, {}, fmt::format("no campaign of shard {}/{} to resume here (no {}; "
-                                                                "run it with --out DIR and the same --shard)",
-                                                                shard, shards, path)});
-    nlohmann::json j = parse_json_text(read_source_file(path), path);
-    if (!j.is_object() || !j["seed"].is_number_unsigned() || !j["next_case"].is_number_unsigned() ||
-        j.value("target", "") != c.target)
-      throw InputError(Diagnostic{path, {}, "not the progress record of a " + c.target + " campaign"});
-    opts.seed = j["seed"].get<uint64_t>();
+  opts.complete_record_keys = c.complete_record_keys;
+  opts.identity = campaign_identity(o, opts.cases);
+  if (!o.resumed_record.is_null()) {
+    // resume_recorded_campaign has set every recorded option: this is the recorded campaign.
+    const nlohmann::json& j = o.resumed_record;
+    opts.resume = true;
     opts.first_case = j["next_case"].get<uint64_t>();
     opts.out_dir = o.resume_dir;
+    opts.progress_path = o.resumed_path;
+    if (j.contains("options")) opts.identity = j["options"];
     if (j.value("finished", false)) opts.cases = opts.first_case;  // nothing left in this shard
   }
   for (const std::string& file : o.fuzzer_inputs) {
@@ -288,7 +447,15 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   if (s.interrupted) err << fmt::format("halo {}: interrupted; {} finding(s) kept\n", c.name, s.findings.size());
   nlohmann::json extra_json = nlohmann::json::object();
   std::string extra_text;
-  if (c.finish) c.finish(s, extra_json, extra_text);
+  // After a write failure the disk is full: the summary is printed, no more files written.
+  if (c.finish && !s.write_failure) {
+    try {
+      c.finish(s, extra_json, extra_text);
+    } catch (const InputError& e) {  // a reproducer or completed record that cannot be written
+      s.write_error = e.what();
+      s.write_failure = std::current_exception();
+    }
+  }
   if (o.json) {
     nlohmann::json j = s.to_json();
     for (const auto& [k, v] : extra_json.items()) j[k] = v;
@@ -296,6 +463,15 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   } else {
     print_summary(s, c, out);
     out << extra_text;
+  }
+  // A finding or the progress could not be written: the summary above says what is on disk;
+  // the error (with the system's reason) ends the command with status 2.
+  if (s.write_failure) {
+    out << std::flush;
+    err << fmt::format("halo {}: stopped: a file of the campaign could not be written; every finding listed is on "
+                       "disk complete, and --resume {} redoes the case that failed\n",
+                       c.name, opts.out_dir);
+    std::rethrow_exception(s.write_failure);
   }
   return s.findings.empty() ? kExitOk : kExitFinding;
 }

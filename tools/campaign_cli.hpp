@@ -12,6 +12,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace halo::cli {
@@ -32,10 +33,30 @@ struct CampaignCliOptions {
   bool shrink = false;                     // --replay FILE --shrink: minimize each replayed finding again
   std::vector<std::string> fuzzer_inputs;  // libFuzzer inputs to run as the campaign's cases
   std::string resume_dir;                  // --resume DIR
+  // The command the options belong to, and the names of its options that make a campaign
+  // this one (seed, cases, shard, shrink budget, limits, and the command's own: target,
+  // engine, generator...): recorded in the progress file, restored by --resume.
+  CLI::App* app = nullptr;
+  std::vector<std::string> identity_options;
+  nlohmann::json resumed_record;  // --resume: the progress record continued (null otherwise)
+  std::string resumed_path;       // ... and its file, which the continuation goes on writing
 };
 
 // Adds the campaign options to `cmd`; `o` must outlive the parse and the action.
 void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o);
+
+// --resume DIR, first thing in a command's action: finds the campaign recorded in DIR that
+// the options given explicitly select (refusing, with exit 2, none or several), refuses an
+// option given explicitly that contradicts the record (naming both values), and sets every
+// other recorded option to its recorded value, so that the action continues the recorded
+// campaign. `command` is "fuzz" or "comply". Does nothing without --resume.
+void resume_recorded_campaign(CampaignCliOptions& o, const std::string& command);
+
+// The recorded options of the campaign the options describe (its identity).
+nlohmann::json campaign_identity(const CampaignCliOptions& o, uint64_t effective_cases);
+
+// --shard I/N as numbers (InputError when malformed).
+std::pair<uint64_t, uint64_t> parse_shard(const std::string& s);
 
 struct CampaignCommand {
   std::string name;       // "fuzz" or "comply", for messages
@@ -52,6 +73,9 @@ struct CampaignCommand {
   // write more files per finding (Halide's C++ reproducers) and add keys to the JSON
   // summary (`json`) and lines to the text summary (`text`).
   std::function<void(fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text)> finish;
+  // Keys `finish` adds to every finding's record: a record without them was left by a
+  // killed campaign, and --resume redoes its case (fuzz::CampaignOptions).
+  std::vector<std::string> complete_record_keys;
 };
 
 // Runs the campaign (or, with --replay, checks the given files), prints the summary on

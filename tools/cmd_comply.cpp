@@ -21,11 +21,13 @@ Subcommand register_comply(CLI::App& app) {
       "comply", "check an external bounds engine against β0 (Def. 2.5) and Theorems 2.1, 2.2 on generated cases");
   cmd->add_option("--engine", o->engine,
                   "the engine: a command reading the bounds query (JSON) on stdin and writing the hole "
-                  "substitution (JSON) on stdout (docs/bounds-engines.md)")
-      ->required();
+                  "substitution (JSON) on stdout (docs/bounds-engines.md); required unless --resume restores it");
   cmd->add_option("--engine-timeout", o->engine_timeout, "seconds the engine may take per case")->check(seconds_value())->capture_default_str();
   add_campaign_options(cmd, o->campaign);
+  for (const char* name : {"--engine", "--engine-timeout"}) o->campaign.identity_options.push_back(name);
   return {cmd, [o](std::ostream& out, std::ostream& err) {
+            resume_recorded_campaign(o->campaign, "comply");  // restores --engine and the rest of the record
+            if (o->engine.empty()) throw InputError(Diagnostic{"--engine", {}, "halo comply needs --engine CMD, the bounds engine to check (or --resume DIR of a comply campaign)"});
             CampaignCommand c;
             c.name = "comply";
             c.target = "engine";

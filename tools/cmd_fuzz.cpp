@@ -29,7 +29,10 @@ Subcommand register_fuzz(CLI::App& app) {
       ->capture_default_str();
   add_campaign_options(cmd, o->campaign);
   add_halide_fuzz_flags(cmd, o->target, o->halide);
+  for (const char* name : {"--target", "--halide-target", "--no-memcheck", "--halide-timeout", "--generator", "--weight"})
+    o->campaign.identity_options.push_back(name);
   return {cmd, [o](std::ostream& out, std::ostream& err) {
+            resume_recorded_campaign(o->campaign, "fuzz");  // restores --target and the rest of the record
             if (o->target == "exo" || o->target.rfind("exo@", 0) == 0) return run_exo_fuzz(o->campaign, out, err);  // tools/cmd_exo_fuzz.cpp
             CampaignCommand c;
             c.name = "fuzz";

@@ -219,6 +219,7 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
     c.record_extra["generator"] = {{"name", "semantics"}};
   }
   bool triage = f.triage;
+  c.complete_record_keys = {"signature"};  // written by finish_candidate_campaign
   c.finish = [candidate, opt, triage, findings_dir](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
     nlohmann::json groups = fuzz::finish_candidate_campaign(s, *candidate, opt, triage, text);
     if (!triage) return;

@@ -16,6 +16,7 @@
 #include "candidates/halide/worker.hpp"
 #include "oracle/theorems.hpp"
 #include "schedule/schedule.hpp"
+#include "support/candidate_unavailable.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <string.h>
 #include <map>
 #include <memory>
 #include <set>
@@ -502,24 +504,62 @@ std::map<int, WorkerSlot> g_workers;
 
 void stop_worker(int major) { g_workers.erase(major); }
 
+// How a worker that did not come up ended, with the last lines it printed (Halide's own error).
+std::string worker_end_text(const IsolatedRun& run) {
+  std::string how = run.end == IsolatedRun::End::Signaled   ? fmt::format("killed by signal {} ({})", run.signal, strsignal(run.signal))
+                    : run.end == IsolatedRun::End::TimedOut ? std::string("did not finish its warm-up in time")
+                    : run.end == IsolatedRun::End::CouldNotStart ? run.error
+                                                                : fmt::format("exited with status {}", run.exit_code);
+  std::string tail = run.output_tail;
+  while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back()))) tail.pop_back();
+  if (tail.size() > 600) tail = "..." + tail.substr(tail.size() - 600);
+  return tail.empty() ? how : how + "; it printed:\n" + tail;
+}
+
+// A worker that cannot be started or dies before serving anything says nothing about a
+// case: it is restarted, and one that never comes up stops the campaign (bad input, such as
+// a target string this machine cannot JIT for), instead of filing every case as a finding.
+[[noreturn]] void worker_unavailable(const HalideVersion& v, const HalideOptions& opt, const std::string& why) {
+  throw CandidateUnavailable(Diagnostic{
+      opt.target == "host" ? std::string("--target") : std::string("--halide-target"), {},
+      fmt::format("the Halide {} worker cannot run for the Halide target '{}': {}", v.version, opt.target, why)});
+}
+
+constexpr int kWorkerStarts = 2;  // a worker killed during its warm-up is restarted once
+
 Worker& worker_for(const HalideOptions& opt, const HalideVersion& v) {
   WorkerSlot& s = g_workers[v.major];
   if (s.worker && (!s.worker->alive() || s.target != opt.target || s.worker->requests() >= kWorkerRequests))
     s.worker.reset();
-  if (!s.worker) {
-    s.worker = std::make_unique<Worker>(v.worker, std::vector<std::string>{"--serve", "--target", opt.target});
+  std::string why;
+  for (int attempt = 0; !s.worker && attempt < kWorkerStarts; ++attempt) {
+    try {
+      s.worker = std::make_unique<Worker>(v.worker, std::vector<std::string>{"--serve", "--target", opt.target});
+    } catch (const std::runtime_error& e) {
+      worker_unavailable(v, opt, e.what());  // not executable: no retry helps
+    }
     s.target = opt.target;
     // Wait for the warm-up, so that it is not charged to the first case's time limit.
-    s.worker->call("", 300, 0);
+    IsolatedRun warm = s.worker->call("", 300, 0);
+    if (warm.end != IsolatedRun::End::Exited || !s.worker->alive()) {
+      why = worker_end_text(warm);
+      s.worker.reset();
+    }
   }
+  if (!s.worker) worker_unavailable(v, opt, fmt::format("{} (started {} times)", why, kWorkerStarts));
   return *s.worker;
 }
 
 // One request in a fresh worker process, which ends after it.
 IsolatedRun run_fresh(const HalideVersion& v, const std::string& request, const HalideOptions& opt) {
-  Worker w(v.worker, {"--serve", "--no-warm-up", "--target", opt.target});
-  IsolatedRun run = w.call(request, opt.timeout_seconds, opt.max_memory_bytes);
-  w.stop();
+  std::unique_ptr<Worker> w;
+  try {
+    w = std::make_unique<Worker>(v.worker, std::vector<std::string>{"--serve", "--no-warm-up", "--target", opt.target});
+  } catch (const std::runtime_error& e) {
+    worker_unavailable(v, opt, e.what());
+  }
+  IsolatedRun run = w->call(request, opt.timeout_seconds, opt.max_memory_bytes);
+  w->stop();
   return run;
 }
 

@@ -220,6 +220,31 @@ def rows(halo, d):
     r.append(Row("flag-shard-wrap", "--shard 5/18446744073709551615 runs one case",
                  [halo, "fuzz", "--target", "self", "--shard", "5/18446744073709551615", "--json"], {0}, 10,
                  expect='"cases":1,'))
+    # Campaigns (issue 31): resume, shared output folders, a full disk, Exo's flags.
+    camp = os.path.join(d, "campaign")
+    r.append(Row("resume-keeps-recorded-cases", "--resume of a 30-case campaign killed after case 11: the rest of "
+                 "its 30 cases, not the default 1000",
+                 ["sh", "-c", '"$0" fuzz --target self --cases 30 --seed 9 --out "$1" --json >/dev/null && '
+                  'p=$(ls "$1"/.halo-campaign-*.progress) && sed -i \'s/"next_case":30/"next_case":12/; '
+                  's/"finished":true/"finished":false/\' "$p" && exec "$0" fuzz --resume "$1" --json',
+                  halo, camp], {0}, 30, expect='"cases":18,'))
+    two = os.path.join(d, "two-campaigns")
+    r.append(Row("resume-two-campaigns", "--resume of a folder two seeds share, without --seed",
+                 ["sh", "-c", '"$0" fuzz --target self --cases 3 --seed 1 --out "$1" >/dev/null; '
+                  '"$0" fuzz --target self --cases 3 --seed 2 --out "$1" >/dev/null; exec "$0" fuzz --resume "$1"',
+                  halo, two], {2}, 30, expect="2 campaigns recorded here"))
+    r.append(Row("resume-contradicting-flag", "--resume with --cases 3000 where the record says 3",
+                 [halo, "fuzz", "--resume", two, "--seed", "1", "--cases", "3000"], {2}, 1,
+                 expect="--cases 3000 contradicts"))
+    full = os.path.join(d, "full")
+    r.append(Row("campaign-disk-full", "halo comply writing findings to a full disk (a 1 KiB file-size limit)",
+                 ["sh", "-c", "trap '' XFSZ; ulimit -f 2; exec \"$0\" comply --engine \"HALO=$0 $1\" --cases 20 "
+                  "--seed 3 --shrink-tries 5 --out \"$2\"",
+                  halo, os.path.join(SRC, "examples", "engines", "give_up.sh"), full], {2}, 60,
+                 expect="could not be written"))
+    r.append(Row("exo-resume-missing", "halo fuzz --target exo --resume of a folder that does not exist",
+                 [halo, "fuzz", "--target", "exo", "--resume", os.path.join(d, "nothing")], {2}, 1,
+                 expect="no campaign to resume"))
     # The manifest contract.
     write(d, "copy.c", "#include <stdint.h>\n#include <stdbool.h>\nvoid k(int32_t* out, bool b) {\n"
           "  for (int i = 0; i < 4; ++i) out[i] = out[i] + (b ? 0 : 1);\n}\n")
