@@ -66,6 +66,13 @@ void kill_marked_processes(const char* marker);
 // Kills every registered group and marked process (async-signal-safe).
 void kill_all_candidates();
 
+// A campaign's first Ctrl-C stops it after the case in progress (tools/campaign_cli.cpp);
+// that case's wait on a candidate that takes long (the Halide worker compiling) must not
+// keep the user waiting for its whole time limit: with this set, such waits end at once,
+// as interrupted. set_candidate_waits_interrupted is async-signal-safe.
+void set_candidate_waits_interrupted(bool interrupted);
+bool candidate_waits_interrupted();
+
 // What the signal handlers do before halo ends: kills every candidate and removes the
 // registered temporary directories; a directory made afterwards never is (TempDirChange).
 // Async-signal-safe; for halo's own ending from any thread.
