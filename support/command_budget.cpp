@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 
 namespace halo {
 
@@ -50,6 +52,12 @@ std::string time_limit_message() {
 void poll_command_budget() {
   int64_t d = g_deadline_ns.load(std::memory_order_relaxed);
   if (d != 0 && now_ns() > d) throw ResourceLimit(time_limit_message());
+}
+
+double command_seconds_left() {
+  int64_t d = g_deadline_ns.load(std::memory_order_relaxed);
+  if (d == 0) return std::numeric_limits<double>::infinity();
+  return std::max(0.0, double(d - now_ns()) / 1e9);
 }
 
 bool command_overran(double grace) {

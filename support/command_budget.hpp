@@ -45,6 +45,11 @@ class ScopedCommandBudget {
 // Throws ResourceLimit ("time limit reached ... --timeout") once the deadline has passed.
 void poll_command_budget();
 
+// Seconds until the deadline (the innermost: a campaign case's, or the command's), at
+// least 0; infinity when there is none. For waits in another process (a candidate's
+// compile) that must end with the command.
+double command_seconds_left();
+
 // Cheap: polls the clock once every 1024 calls (for per-token or per-node loops).
 void tick_command_budget();
 
