@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,8 +124,11 @@ Worker::Worker(const std::string& executable, const std::vector<std::string>& ar
     if (rq < 0 || rp < 0 || out < 0 || dup2(rq, kWorkerRequestFd) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
         dup2(rp, kWorkerReportFd) < 0)
       _exit(126);
-    // A relay that dies with halo (even by SIGKILL) and takes the namespace with it.
+    // A relay that dies with halo (even by SIGKILL) and takes the namespace with it; where
+    // no namespace can be made, the worker itself dies with halo's thread that started it.
+    pid_t halo = getppid();
     enter_candidate_pid_namespace();
+    if (getppid() == halo) prctl(PR_SET_PDEATHSIG, SIGKILL);
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
