@@ -26,7 +26,8 @@ struct ProcessResult {
   int signal = 0;           // killed by this signal (0 if it exited)
   bool timed_out = false;   // killed at the wall-clock deadline
   double seconds = 0;
-  std::string output;       // stdout and stderr interleaved, at most `max_output` bytes (head and tail)
+  std::string output;       // stdout and stderr interleaved: half of `max_output` from the start, the
+                            // last lines, and a note of what was left out (support/candidate_output.hpp)
 };
 
 // Runs argv[0] (a path) with the given extra environment entries ("NAME=VALUE", replacing
