@@ -315,11 +315,17 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       r.kind = "generator";
       r.detail = std::string("the case generator failed: ") + e.what();
     }
-    ++s.cases;
     if (r.kind != "generator") {
       r = check(prog);
+      // Interrupted while a candidate worked on it (a Ctrl-C abandons the Halide worker's
+      // case at once): the case was not decided, is not counted, and --resume runs it again.
+      if (r.verdict == CaseResult::Verdict::Limit && stop && stop()) {
+        s.interrupted = true;
+        break;
+      }
       s.coverage.add_case(prog, r.outcomes);
     }
+    ++s.cases;
     if (r.verdict == CaseResult::Verdict::Pass) ++(r.vacuous ? s.vacuous : s.passed);
     if (r.verdict == CaseResult::Verdict::Limit) ++s.limits;
     if (r.is_finding()) {

@@ -42,6 +42,7 @@ std::mutex g_mutex;  // registration only; the handler reads the atomics
 std::atomic<int> g_dir_changes{0};
 std::atomic<bool> g_stopping{false};
 std::atomic<uint64_t> g_next_marker{0};
+std::atomic<bool> g_waits_interrupted{false};
 
 // ---- async-signal-safe helpers: open/read/close/kill/unlinkat/rmdir and the getdents64
 // system call, no allocation.
@@ -179,6 +180,9 @@ void kill_all_candidates() {
     }
   }
 }
+
+void set_candidate_waits_interrupted(bool interrupted) { g_waits_interrupted.store(interrupted); }
+bool candidate_waits_interrupted() { return g_waits_interrupted.load(); }
 
 void install_candidate_cleanup() {
   static std::once_flag once;

@@ -1,5 +1,6 @@
-// Candidates never outlive halo. An external bounds engine, a compiled kernel and the C
-// compiler run as child processes in process groups of their own; this module keeps track
+// Candidates never outlive halo. An external bounds engine, a compiled kernel, the C
+// compiler, an Exo script and the Halide worker (candidates/halide/worker.hpp) run as child
+// processes in process groups of their own; this module keeps track
 // of them so that nothing they started keeps running after the call that started them, or
 // after halo itself is stopped by SIGINT, SIGTERM or SIGHUP:
 //
@@ -65,6 +66,13 @@ void kill_marked_processes(const char* marker);
 
 // Kills every registered group and marked process (async-signal-safe).
 void kill_all_candidates();
+
+// A campaign's first Ctrl-C stops it after the case in progress (tools/campaign_cli.cpp);
+// that case's wait on a candidate that takes long (the Halide worker compiling) must not
+// keep the user waiting for its whole time limit: with this set, such waits end at once,
+// as interrupted. set_candidate_waits_interrupted is async-signal-safe.
+void set_candidate_waits_interrupted(bool interrupted);
+bool candidate_waits_interrupted();
 
 // What the signal handlers do before halo ends: kills every candidate and removes the
 // registered temporary directories; a directory made afterwards never is (TempDirChange).

@@ -1,6 +1,5 @@
 // See command_budget.hpp.
 #include "support/command_budget.hpp"
-#include "support/command_budget_process.hpp"
 
 #include "support/diagnostics.hpp"
 
@@ -11,8 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <mutex>
-#include <vector>
 #include <limits>
 #include <unistd.h>
 
@@ -29,9 +26,6 @@ thread_local uint32_t t_ticks = 0;
 // The resident size the whole command's memory limit counts from (bytes); -1: no such limit.
 std::atomic<int64_t> g_resident_base{-1};
 std::atomic<int64_t> g_next_resident_check_ns{0};
-// Each live ScopedCommandBudget's predecessor's base (the class keeps the other limits).
-std::mutex g_resident_mutex;
-std::vector<int64_t> g_saved_resident_bases;
 std::atomic<bool> g_watch_polls{false};
 std::atomic<int64_t> g_longest_poll_gap_ns{0};
 thread_local int64_t t_last_poll_cpu_ns = -1;  // -1: no poll yet on this thread
@@ -79,13 +73,10 @@ ScopedCommandBudget::ScopedCommandBudget(const CommandLimits& l)
     : saved_deadline_ns_(g_deadline_ns.load()),
       saved_command_deadline_ns_(g_command_deadline_ns.load()),
       saved_big_bytes_(g_big_limit.load()),
-      saved_seconds_(g_seconds.load()) {
+      saved_seconds_(g_seconds.load()),
+      saved_resident_base_(g_resident_base.load()) {
   int64_t start = l.whole_command && g_from_process_start.load() ? g_process_start_ns : now_ns();
   g_deadline_ns.store(l.seconds > 0 ? start + int64_t(l.seconds * 1e9) : 0);
-  {
-    std::lock_guard<std::mutex> lock(g_resident_mutex);
-    g_saved_resident_bases.push_back(g_resident_base.load());
-  }
   if (l.whole_command) {
     g_resident_base.store(resident_bytes());
     g_next_resident_check_ns.store(0);
@@ -100,11 +91,7 @@ ScopedCommandBudget::~ScopedCommandBudget() {
   g_command_deadline_ns.store(saved_command_deadline_ns_);
   g_seconds.store(saved_seconds_);
   g_big_limit.store(saved_big_bytes_);
-  std::lock_guard<std::mutex> lock(g_resident_mutex);
-  if (!g_saved_resident_bases.empty()) {  // scopes end in the reverse order they began
-    g_resident_base.store(g_saved_resident_bases.back());
-    g_saved_resident_bases.pop_back();
-  }
+  g_resident_base.store(saved_resident_base_);
 }
 
 std::string time_limit_message() {
@@ -140,7 +127,7 @@ double longest_poll_gap_cpu_seconds() { return double(g_longest_poll_gap_ns.load
 double command_seconds_left() {
   int64_t d = g_deadline_ns.load(std::memory_order_relaxed);
   if (d == 0) return std::numeric_limits<double>::infinity();
-  return std::max<double>(0, double(d - now_ns()) / 1e9);
+  return std::max(0.0, double(d - now_ns()) / 1e9);
 }
 
 bool command_overran(double grace) {

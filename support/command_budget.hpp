@@ -25,7 +25,11 @@ struct CommandLimits {
   double seconds = 0;                           // 0: no deadline
   uint64_t big_integer_bytes = uint64_t{4} << 30;  // live big integers, all together
   // The limit of a whole command of the command line (not of one case of a campaign):
-  // command_overran watches it.
+  // command_overran watches it, and the process's resident memory is held to
+  // big_integer_bytes (--max-memory) beyond what it held when the command began. What
+  // each phase charges itself undercounts (allocator overhead, a derivation's strings):
+  // the resident size is what the user's limit is about. Campaign cases keep to their
+  // charged budgets only, so that a case's verdict never depends on the allocator.
   bool whole_command = false;
 };
 
@@ -40,10 +44,16 @@ class ScopedCommandBudget {
   int64_t saved_deadline_ns_, saved_command_deadline_ns_;
   uint64_t saved_big_bytes_;
   double saved_seconds_;
+  int64_t saved_resident_base_;
 };
 
 // Throws ResourceLimit ("time limit reached ... --timeout") once the deadline has passed.
 void poll_command_budget();
+
+// Seconds until the deadline (the innermost: a campaign case's, or the command's), at
+// least 0; infinity when there is none. For waits in another process (a candidate's
+// compile) that must end with the command.
+double command_seconds_left();
 
 // Cheap: polls the clock once every 1024 calls (for per-token or per-node loops).
 void tick_command_budget();
@@ -71,5 +81,17 @@ void charge_big_integer_bytes(int64_t delta);  // + when one is made, - when it 
 inline constexpr int64_t kExprNodeBytes = 96;
 void charge_expr_node();
 void release_expr_node() noexcept;
+
+// Called by the halo executable (not by tests running commands in-process): from then on a
+// whole command's clock starts when the process started, since that is what a user times,
+// not when the command's own work began.
+void count_commands_from_process_start();
+
+// For tests of the polling itself: while watched, the longest stretch of one thread's CPU
+// time between two polls that read the clock (on any thread, since watching began). A
+// phase that polls too rarely shows here whatever the machine's load: CPU time, not wall
+// time. The stretch before a thread's first poll and after its last is not counted.
+void watch_poll_gaps(bool on);
+double longest_poll_gap_cpu_seconds();
 
 }  // namespace halo

@@ -1,11 +1,13 @@
 // The child-process runner of run_process.hpp: fork, limits, exec, wait with a deadline.
 #include "support/run_process.hpp"
+#include "support/candidate_output.hpp"
 #include "support/child_processes.hpp"
 #include "support/diagnostics.hpp"
 
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -78,29 +80,30 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   for (auto& s : argv_copy) args.push_back(s.data());
   args.push_back(nullptr);
 
-  // A file in memory, not in $TMPDIR: a program halo runs only to ask it something (Exo's
-  // version) must not depend on a writable temporary folder. The child's file-size limit
-  // bounds it as it bounds any file the child writes.
-  int out_fd = memfd_create("halo-child-output", MFD_CLOEXEC);
-  if (out_fd < 0) {
-    r.error = std::string("cannot create a file for the child's output: ") + std::strerror(errno);
+  // A pipe, read as the child writes: its output is kept within the cap of
+  // support/candidate_output.hpp however much it prints (a file would fill the disk).
+  int out_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    r.error = std::string("cannot create a pipe for the child's output: ") + std::strerror(errno);
     return r;
   }
+  int out_fd = out_pipe[0];
 
   uint64_t cpu = limits.cpu_seconds ? limits.cpu_seconds : uint64_t(std::ceil(limits.wall_seconds)) + 1;
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid < 0) {
     r.error = std::string("fork: ") + std::strerror(errno);
-    close(out_fd);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
     return r;
   }
   if (pid == 0) {
     setpgid(0, 0);  // its own group: the deadline kills everything it started
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
-    dup2(out_fd, 1);
-    dup2(out_fd, 2);
+    dup2(out_pipe[1], 1);
+    dup2(out_pipe[1], 2);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     struct rlimit rl;
     rl.rlim_cur = rl.rlim_max = cpu;
@@ -122,6 +125,17 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   r.started = true;
   setpgid(pid, pid);  // also from the parent, so the group exists before any kill
   ChildGuard guard(pid, marker);
+  close(out_pipe[1]);
+  CappedOutput output("its output", std::max<size_t>(max_output / 2, 1), std::max<size_t>(max_output / 2, 1),
+                      kCandidateOutputTailLines);
+  bool out_open = true;
+  char buf[65536];
+  auto read_output = [&] {
+    ssize_t got = read(out_fd, buf, sizeof buf);
+    if (got > 0) output.append(buf, size_t(got));
+    else if (got == 0 || (errno != EINTR && errno != EAGAIN)) out_open = false;
+    return got > 0;
+  };
   auto deadline = start + std::chrono::duration<double>(limits.wall_seconds);
   int status = 0;
   long sleep_ns = 200'000;
@@ -139,11 +153,18 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
       waitpid(pid, &status, 0);
       break;
     }
-    struct timespec ts{0, sleep_ns};
-    nanosleep(&ts, nullptr);
-    sleep_ns = std::min<long>(sleep_ns * 2, 10'000'000);
+    pollfd p{out_open ? out_fd : -1, POLLIN, 0};
+    int ready = poll(&p, 1, int(std::max<long>(sleep_ns / 1'000'000, 1)));
+    if (ready > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR))) read_output();
+    else sleep_ns = std::min<long>(sleep_ns * 2, 10'000'000);
   }
   kill(-pid, SIGKILL);  // anything the child left running in its group
+  // What is left in the pipe, without waiting for a descendant that escaped the group and
+  // still holds it (the guard kills that one).
+  fcntl(out_fd, F_SETFL, fcntl(out_fd, F_GETFL) | O_NONBLOCK);
+  for (int i = 0; i < 64 && out_open && read_output(); ++i) {
+  }
+  close(out_fd);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (WIFEXITED(status)) {
     r.exited = !r.timed_out;
@@ -156,23 +177,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     if (stat(argv[0].c_str(), &st) != 0) r.error = "cannot execute " + argv[0];
   }
 
-  // The output: the head and the tail when it is long.
-  off_t size = lseek(out_fd, 0, SEEK_END);
-  std::string out;
-  auto read_at = [&](off_t off, size_t n) {
-    std::string buf(n, '\0');
-    ssize_t got = pread(out_fd, buf.data(), n, off);
-    buf.resize(got > 0 ? size_t(got) : 0);
-    return buf;
-  };
-  if (size <= off_t(max_output)) {
-    out = read_at(0, size_t(size));
-  } else {
-    out = read_at(0, max_output / 2) + "\n[... output truncated ...]\n" +
-          read_at(size - off_t(max_output / 2), max_output / 2);
-  }
-  close(out_fd);
-  r.output = std::move(out);
+  r.output = output.text();
   return r;
 }
 

@@ -5,6 +5,8 @@
 // (candidates/kernel/kernel.cpp, candidates/exo/), never a crash or hang of halo.
 #pragma once
 
+#include "support/command_budget.hpp"  // command_seconds_left: a child ends with the command
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,14 +28,9 @@ struct ProcessResult {
   int signal = 0;           // killed by this signal (0 if it exited)
   bool timed_out = false;   // killed at the wall-clock deadline
   double seconds = 0;
-  std::string output;       // stdout and stderr interleaved, at most `max_output` bytes (head and tail)
+  std::string output;       // stdout and stderr interleaved: half of `max_output` from the start, the
+                            // last lines, and a note of what was left out (support/candidate_output.hpp)
 };
-
-// Seconds until the command's deadline (support/command_budget.hpp; 0 once it has passed,
-// infinity without one). A child (the C compiler, Exo, a kernel) gets the earlier of its
-// own limit and this, so that it cannot run a command past its --timeout. Defined beside
-// the budget in command_budget.cpp.
-double command_seconds_left();
 
 // Runs argv[0] (a path) with the given extra environment entries ("NAME=VALUE", replacing
 // inherited ones) in directory `cwd`.

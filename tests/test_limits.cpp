@@ -6,7 +6,6 @@
 #include "report/explain.hpp"
 #include "semantics/parser.hpp"
 #include "support/command_budget.hpp"
-#include "support/command_budget_process.hpp"
 #include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>

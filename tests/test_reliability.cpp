@@ -4,10 +4,14 @@
 // for a bad candidate, halo back within its limit plus one second, and no process of a
 // candidate left running.
 #include "support/big_stack.hpp"
+#include "candidates/halide/halide_oracle.hpp"
 #include "fuzz/campaign.hpp"
 #include "candidates/halide/versions.hpp"
+#include "candidates/halide/worker.hpp"
 #include "candidates/kernel/kernel_manifest.hpp"
+#include "support/candidate_output.hpp"
 #include "support/child_processes.hpp"
+#include "support/run_process.hpp"
 #include "support/json_text.hpp"
 #include "support/diagnostics.hpp"
 #include "support/run_process.hpp"
@@ -15,6 +19,9 @@
 #include "support/standard_output.hpp"
 #include "semantics/lexer.hpp"
 #include "semantics/parser.hpp"
+#include "schedule/schedule.hpp"
+#include "support.hpp"
+#include "support/diagnostics.hpp"
 #include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -120,10 +127,11 @@ pid_t start_halo_run(const std::string& program, const std::string& engine) {
   return pid;
 }
 
-// A killed process takes a moment to disappear from /proc.
-bool no_candidate_left() {
+// A killed process takes a moment to disappear from /proc. `baseline`: the candidates that
+// ran before (a long-lived Halide worker an earlier test of the same run left warm).
+bool no_candidate_left(int baseline = 0) {
   for (int i = 0; i < 50; ++i) {
-    if (marked_processes() == 0) return true;
+    if (marked_processes() <= baseline) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
@@ -1111,4 +1119,213 @@ TEST_CASE("reliability: --param and --window for every command, usage errors in 
   CHECK(u.status == 2);
   CHECK_THAT(u.err, Catch::StartsWith("halo: error: ") && Catch::Contains("halo eval --help"));
   CHECK(run({"--help"}).status == 0);
+}
+
+namespace {
+// 200 funcs reading their producer at three points: halo's reference takes well under a
+// second, Halide's JIT compile (with the traced memcheck run) a minute and more.
+std::string slow_halide_program(const Scratch& s) {
+  std::string src = "pipeline f200() {\n  fun f0(x, y) = { x + y }\n";
+  for (int i = 1; i <= 200; ++i)
+    src += "  fun f" + std::to_string(i) + "(x, y) = { (f" + std::to_string(i - 1) + "[x, y] + f" +
+           std::to_string(i - 1) + "[x + 1, y] + f" + std::to_string(i - 1) + "[x, y + 1]) % 1000 }\n";
+  return s.write("slow_halide.halo", src + "}\n\nrealize () over (0, 8), (0, 8)\n");
+}
+
+// `halo oracle FILE --target halide --halide-timeout 0` as a separate process.
+pid_t start_halo_oracle_halide(const std::string& program) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    signal(SIGINT, SIG_DFL);
+    execl(HALO_BINARY, "halo", "oracle", program.c_str(), "--target", "halide", "--halide-timeout", "0",
+          "--timeout", "600", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+}  // namespace
+
+TEST_CASE("reliability: what a candidate prints is kept to its head, its last lines and a note",
+          "[reliability][engine]") {
+  int baseline = marked_processes();
+  CappedOutput c("the engine's standard error", 1000, 200, 3);
+  std::string line = "y\n";
+  for (int i = 0; i < 100000; ++i) c.append(line.data(), line.size());
+  c.append("last line 1\nlast line 2\nlast line 3\n", 36);
+  CHECK(c.total_bytes() == 200036);
+  CHECK(c.head().size() == 1000);
+  std::string rest = c.rest();
+  CHECK(rest.find("more of the engine's standard error left out") != std::string::npos);
+  CHECK(rest.size() < 200);
+  CHECK(rest.substr(rest.size() - 36) == "last line 1\nlast line 2\nlast line 3\n");
+  CHECK(c.left_out_bytes() == 200036 - 1000 - 36);
+  CappedOutput small("x", 1000, 200, 3);
+  small.append("short\n", 6);
+  CHECK(small.text() == "short\n");
+  CHECK(human_byte_count(3'100'000'000) == "3.1 GB");
+  CHECK(human_byte_count(17) == "17 bytes");
+
+  // A process that prints 50 MB: its output is a pipe read as it comes, kept within the cap.
+  ProcessLimits lim;
+  lim.wall_seconds = 30;
+  ProcessResult r = run_process({"/bin/sh", "-c", "yes | head -c 50000000; echo the end"}, {}, "", lim, 64 * 1024);
+  CHECK(r.exited);
+  CHECK(r.output.size() < 70 * 1024);
+  CHECK(r.output.find("more of its output left out") != std::string::npos);
+  CHECK(r.output.find("the end") != std::string::npos);
+
+  // An engine writing on its standard error without end: what reaches halo's stays small.
+  fflush(stderr);
+  char path[] = "/tmp/halo-test-stderr-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  int saved = dup(2);
+  dup2(fd, 2);
+  auto t0 = std::chrono::steady_clock::now();
+  CliResult flood = run({"run", example("thesis_2_2.halo"), "--engine", "yes >&2", "--engine-timeout", "2"});
+  double took = seconds_since(t0);
+  dup2(saved, 2);
+  close(saved);
+  off_t size = lseek(fd, 0, SEEK_END);
+  std::string tail(4096, '\0');
+  tail.resize(size_t(std::max<ssize_t>(0, pread(fd, tail.data(), tail.size(), std::max<off_t>(0, size - 4096)))));
+  close(fd);
+  unlink(path);
+  INFO(flood.out << flood.err);
+  CHECK(flood.status == 1);
+  CHECK(took < 3 + 1);
+  CHECK(size < 256 * 1024);
+  CHECK(tail.find("more of the engine's standard error left out") != std::string::npos);
+  CHECK(no_candidate_left(baseline));
+}
+
+TEST_CASE("reliability: the Halide worker is a candidate: marked, in its own group, killed with its guard",
+          "[reliability][halide]") {
+  int baseline = marked_processes();
+  const auto& v = halide::newest_halide_version();
+  {
+    halide::Worker w(v.worker, {"--serve", "--no-warm-up", "--target", "host"});
+    halide::IsolatedRun ready = w.call("", 60, 0);
+    CHECK(ready.end == halide::IsolatedRun::End::Exited);
+    CHECK(marked_processes() >= 1);
+    // What the signal handlers do: the worker dies, and the next look sees it gone.
+    kill_all_candidates();
+    CHECK(no_candidate_left(baseline));
+    bool alive = true;
+    for (int i = 0; i < 100 && (alive = w.alive()); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK_FALSE(alive);
+  }
+  {
+    halide::Worker w(v.worker, {"--serve", "--no-warm-up", "--target", "host"});
+    CHECK(w.call("", 60, 0).end == halide::IsolatedRun::End::Exited);
+    CHECK(marked_processes() >= 1);
+  }
+  CHECK(no_candidate_left(baseline));
+}
+
+TEST_CASE("reliability: --timeout bounds the Halide step; --halide-timeout is a Halide hang",
+          "[reliability][halide]") {
+  int baseline = marked_processes();
+  Scratch s("halide-timeout");
+  std::string slow = slow_halide_program(s);
+  auto t0 = std::chrono::steady_clock::now();
+  CliResult r = run({"oracle", slow, "--target", "halide", "--timeout", "3"});
+  double took = seconds_since(t0);
+  INFO(r.out << r.err);
+  CHECK(r.status == 3);
+  CHECK(r.err.find("raise it with --timeout") != std::string::npos);
+  CHECK(took < 3 + 1);
+  CHECK(no_candidate_left(baseline));
+
+  t0 = std::chrono::steady_clock::now();
+  CliResult hang = run({"oracle", slow, "--target", "halide", "--halide-timeout", "2", "--timeout", "600"});
+  took = seconds_since(t0);
+  INFO(hang.out << hang.err);
+  CHECK(hang.status == 1);
+  CHECK(hang.out.find("did not finish within 2 s") != std::string::npos);
+  CHECK(took < 2 + 2);
+  CHECK(no_candidate_left(baseline));
+}
+
+TEST_CASE("reliability: SIGINT, SIGTERM, SIGHUP or SIGKILL to halo leaves no Halide worker compiling",
+          "[reliability][halide]") {
+  Scratch s("halide-signals");
+  std::string slow = slow_halide_program(s);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGKILL}) {
+    INFO("signal " << sig);
+    pid_t pid = start_halo_oracle_halide(slow);
+    REQUIRE(pid >= 0);
+    for (int i = 0; i < 200 && marked_processes(pid) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(marked_processes(pid) >= 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // compiling by now
+    auto t0 = std::chrono::steady_clock::now();
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(seconds_since(t0) < 1);
+    CHECK(WIFSIGNALED(status));
+    if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == sig);
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+      gone = marked_processes(pid) == 0;
+      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(gone);
+  }
+}
+
+TEST_CASE("reliability: a campaign's Ctrl-C abandons the Halide case in progress at once", "[reliability][halide]") {
+  int baseline = marked_processes();
+  Scratch s("halide-interrupt");
+  std::ifstream in(slow_halide_program(s));
+  std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Program p = test::parse_valid(src);
+  schedule_pipeline(p);
+  Input input = resolve_input(p, {});
+  halide::HalideOptions o;  // a campaign's: the long-lived worker, 60 s for Halide
+  o.timeout_seconds = 60;
+  // What campaign_cli.cpp's SIGINT handler does, a moment after the case began.
+  std::thread ctrl_c([] {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    set_candidate_waits_interrupted(true);
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  bool stopped = false;
+  try {
+    halide::run_halide_case(p, input, o);
+  } catch (const ResourceLimit& e) {
+    stopped = std::string(e.what()).find("interrupted") != std::string::npos;
+  }
+  double took = seconds_since(t0);
+  ctrl_c.join();
+  set_candidate_waits_interrupted(false);
+  CHECK(stopped);
+  CHECK(took < 2 + 1.5);
+  CHECK(no_candidate_left(baseline));
+}
+
+TEST_CASE("reliability: a case abandoned by a campaign's Ctrl-C is not counted, and --resume runs it again",
+          "[reliability][campaign]") {
+  fuzz::CampaignOptions opts;
+  opts.cases = 10;
+  bool interrupted = false;
+  int checked = 0;
+  // The third case is in a candidate when Ctrl-C comes: it ends as interrupted (a limit).
+  auto check = [&](const Program&) {
+    fuzz::CaseResult r;
+    if (++checked == 3) {
+      interrupted = true;
+      r.verdict = fuzz::CaseResult::Verdict::Limit;
+      r.detail = "interrupted";
+    }
+    return r;
+  };
+  fuzz::CampaignSummary s = fuzz::run_campaign(opts, check, [&] { return interrupted; });
+  CHECK(s.interrupted);
+  CHECK(s.cases == 2);
+  CHECK(s.limits == 0);
 }

@@ -36,6 +36,7 @@ volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_sigint(int sig) {
   if (!g_interrupted) {
     g_interrupted = 1;
+    set_candidate_waits_interrupted(true);  // the case in progress ends now, not at its limit
     return;
   }
   kill_all_candidates();  // nothing a candidate started may outlive halo
@@ -49,6 +50,7 @@ class InterruptGuard {
  public:
   InterruptGuard() {
     g_interrupted = 0;
+    set_candidate_waits_interrupted(false);
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
@@ -56,6 +58,7 @@ class InterruptGuard {
   }
   ~InterruptGuard() {
     if (installed_) sigaction(SIGINT, &old_, nullptr);
+    set_candidate_waits_interrupted(false);
   }
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;

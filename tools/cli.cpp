@@ -23,7 +23,6 @@
 #include "schedule/schedule.hpp"
 #include "support/child_processes.hpp"
 #include "support/command_budget.hpp"
-#include "support/command_budget_process.hpp"
 #include "support/json_text.hpp"
 #include "support/standard_output.hpp"
 #include "semantics/lexer.hpp"

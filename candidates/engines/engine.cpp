@@ -3,6 +3,7 @@
 
 #include "bounds/beta0.hpp"
 #include "bounds/extract.hpp"
+#include "support/candidate_output.hpp"
 #include "support/child_processes.hpp"
 #include "support/json_text.hpp"
 #include "semantics/tgt_json.hpp"
@@ -44,9 +45,11 @@ struct ChildOutput {
 // once the engine itself has exited its output is taken as complete after a short grace
 // period even if a background child still holds the pipe open (that engine answered). On
 // every path the engine's process group is killed, so nothing it started outlives the call.
+// The engine's standard error goes on to halo's as it comes, up to the cap of
+// support/candidate_output.hpp; its last lines and how much was left out follow at the end.
 ChildOutput run_child(const std::string& command, const std::string& input, double seconds) {
   ChildOutput r;
-  int in_pipe[2], out_pipe[2];
+  int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0) {
     r.error = std::string("pipe: ") + std::strerror(errno);
     return r;
@@ -55,6 +58,11 @@ ChildOutput run_child(const std::string& command, const std::string& input, doub
     r.error = std::string("pipe: ") + std::strerror(errno);
     close(in_pipe[0]);
     close(in_pipe[1]);
+    return r;
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    r.error = std::string("pipe: ") + std::strerror(errno);
+    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1]}) close(fd);
     return r;
   }
   // The environment, with the marker that finds the engine's escaped descendants, is built
@@ -68,13 +76,14 @@ ChildOutput run_child(const std::string& command, const std::string& input, doub
   pid_t pid = fork();
   if (pid < 0) {
     r.error = std::string("fork: ") + std::strerror(errno);
-    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1]}) close(fd);
+    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
     return r;
   }
   if (pid == 0) {
     setpgid(0, 0);  // its own group, so a timeout kills everything it started
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
     enter_candidate_pid_namespace();
     execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp.data());
     _exit(127);
@@ -83,6 +92,20 @@ ChildOutput run_child(const std::string& command, const std::string& input, doub
   ChildGuard guard(pid, marker);
   close(in_pipe[0]);
   close(out_pipe[1]);
+  close(err_pipe[1]);
+  CappedOutput stderr_text("the engine's standard error");
+  bool err_open = true;
+  // Reads what the engine printed on its standard error and relays the part within the cap.
+  auto relay_stderr = [&](char* chunk, size_t size) {
+    ssize_t got = read(err_pipe[0], chunk, size);
+    if (got <= 0) {
+      if (got == 0 || (errno != EINTR && errno != EAGAIN)) err_open = false;
+      return false;
+    }
+    size_t head = stderr_text.append(chunk, size_t(got));
+    if (head > 0) (void)!write(STDERR_FILENO, chunk, head);
+    return true;
+  };
   fcntl(in_pipe[1], F_SETFL, fcntl(in_pipe[1], F_GETFL) | O_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);  // an engine that does not read its input must not kill halo
   size_t written = 0;
@@ -105,10 +128,11 @@ ChildOutput run_child(const std::string& command, const std::string& input, doub
       r.timed_out = !reaped;
       break;
     }
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {in_open ? in_pipe[1] : -1, POLLOUT, 0}};
+    pollfd fds[3] = {{out_pipe[0], POLLIN, 0}, {in_open ? in_pipe[1] : -1, POLLOUT, 0},
+                     {err_open ? err_pipe[0] : -1, POLLIN, 0}};
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
     int wait_ms = int(std::clamp<int64_t>(left, 1, reaped ? 20 : 50));
-    if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) {
+    if (poll(fds, 3, wait_ms) < 0 && errno != EINTR) {
       r.error = std::string("poll: ") + std::strerror(errno);
       break;
     }
@@ -121,6 +145,7 @@ ChildOutput run_child(const std::string& command, const std::string& input, doub
         in_open = false;
       }
     }
+    if (err_open && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) relay_stderr(buf, sizeof buf);
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       ssize_t got = read(out_pipe[0], buf, sizeof buf);
       if (got < 0 && errno == EINTR) continue;
@@ -149,11 +174,19 @@ ChildOutput run_child(const std::string& command, const std::string& input, doub
       r.timed_out = true;
       break;
     }
-    struct timespec ts{0, 5'000'000};
-    nanosleep(&ts, nullptr);
+    pollfd err{err_open ? err_pipe[0] : -1, POLLIN, 0};  // it may still be writing there
+    if (poll(&err, 1, 5) > 0 && (err.revents & (POLLIN | POLLHUP | POLLERR))) relay_stderr(buf, sizeof buf);
   }
   kill(-pid, SIGKILL);  // the whole group: background children of an engine that answered too
   if (!reaped) kill(pid, SIGKILL), waitpid(pid, &r.status, 0);
+  // What is left in the pipe (without waiting for a descendant that escaped and still holds
+  // it; ChildGuard kills that one), then the end of the relay.
+  fcntl(err_pipe[0], F_SETFL, fcntl(err_pipe[0], F_GETFL) | O_NONBLOCK);
+  for (int i = 0; i < 64 && err_open && relay_stderr(buf, sizeof buf); ++i) {
+  }
+  close(err_pipe[0]);
+  std::string rest = stderr_text.rest();
+  if (!rest.empty()) (void)!write(STDERR_FILENO, rest.data(), rest.size());
   return r;
 }
 }  // namespace

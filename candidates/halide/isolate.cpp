@@ -1,5 +1,6 @@
 // The isolated child process of isolate.hpp.
 #include "candidates/halide/isolate.hpp"
+#include "support/candidate_output.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -21,7 +22,8 @@ namespace halo::halide {
 
 namespace {
 
-constexpr size_t kTailBytes = 8192;
+constexpr size_t kOutputHeadBytes = 4096, kOutputTailBytes = 4096;
+constexpr int kOutputTailLines = 40;
 constexpr size_t kMaxReportBytes = 256u << 20;
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -139,6 +141,7 @@ IsolatedRun run_isolated(const std::function<int(int report_fd)>& body, double t
   close(out_pipe[1]);
   auto deadline = start + std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 1e9);
   bool report_open = true, out_open = true;
+  CappedOutput output("the child's output", kOutputHeadBytes, kOutputTailBytes, kOutputTailLines);
   char buf[65536];
   while (report_open || out_open) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -164,8 +167,7 @@ IsolatedRun run_isolated(const std::function<int(int report_fd)>& body, double t
       if (k <= 0) {
         out_open = false;
       } else {
-        r.output_tail.append(buf, size_t(k));
-        if (r.output_tail.size() > 2 * kTailBytes) r.output_tail.erase(0, r.output_tail.size() - kTailBytes);
+        output.append(buf, size_t(k));
       }
     }
   }
@@ -185,7 +187,7 @@ IsolatedRun run_isolated(const std::function<int(int report_fd)>& body, double t
       r.exit_code = WEXITSTATUS(status);
     }
   }
-  if (r.output_tail.size() > kTailBytes) r.output_tail.erase(0, r.output_tail.size() - kTailBytes);
+  r.output_tail = output.text();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

@@ -1,12 +1,15 @@
 // The long-lived isolated worker of worker.hpp. Requests go down a pipe as a fixed header
 // (payload length, memory limit, seconds) and the payload; the handler's report comes back
 // on a second pipe and ends with a terminator line; the worker's stdout and stderr go to a
-// third, whose last bytes are kept per request.
+// third, of which the first and last bytes are kept per request.
 #include "candidates/halide/worker.hpp"
+#include "support/candidate_output.hpp"
+#include "support/child_processes.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,7 +27,9 @@ namespace halo::halide {
 namespace {
 
 constexpr const char* kDone = "\nHALO_WORKER_DONE\n";
-constexpr size_t kTailBytes = 8192;
+// Per request: a finding keeps this much of what Halide printed (its records stay small).
+constexpr size_t kOutputHeadBytes = 4096, kOutputTailBytes = 4096;
+constexpr int kOutputTailLines = 40;
 
 struct Header {
   uint64_t length;
@@ -94,6 +99,14 @@ Worker::Worker(const std::string& executable, const std::vector<std::string>& ar
     close(request[1]);
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
+  // The environment, with the marker that finds the worker's descendants, is built before
+  // fork: after it, only async-signal-safe calls.
+  std::string marker = new_candidate_marker();
+  std::vector<char*> envp;
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "HALO_CANDIDATE=", 15) != 0) envp.push_back(*e);
+  envp.push_back(marker.data());
+  envp.push_back(nullptr);
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) {
@@ -101,6 +114,9 @@ Worker::Worker(const std::string& executable, const std::vector<std::string>& ar
     throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
+    setpgid(0, 0);  // its own group, like every candidate
+    rlimit core{0, 0};
+    setrlimit(RLIMIT_CORE, &core);  // nor the namespace's relay, which ends as the worker ended
     // Out of the way of 0-3 first (a pipe may have got one of those numbers); dup2 clears
     // close-on-exec on the copies the worker keeps, the others close at exec.
     int rq = fcntl(request[0], F_DUPFD_CLOEXEC, 10), rp = fcntl(report[1], F_DUPFD_CLOEXEC, 10),
@@ -108,9 +124,16 @@ Worker::Worker(const std::string& executable, const std::vector<std::string>& ar
     if (rq < 0 || rp < 0 || out < 0 || dup2(rq, kWorkerRequestFd) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
         dup2(rp, kWorkerReportFd) < 0)
       _exit(126);
-    execv(argv[0], argv.data());
+    // A relay that dies with halo (even by SIGKILL) and takes the namespace with it; where
+    // no namespace can be made, the worker itself dies with halo's thread that started it.
+    pid_t halo = getppid();
+    enter_candidate_pid_namespace();
+    if (getppid() == halo) prctl(PR_SET_PDEATHSIG, SIGKILL);
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
+  setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  guard_ = std::make_unique<ChildGuard>(pid, marker);
   close(request[0]);
   close(report[1]);
   close(output[1]);
@@ -128,8 +151,21 @@ void Worker::close_fds() {
     if (*fd >= 0) close(*fd), *fd = -1;
 }
 
+void Worker::forget() {
+  pid_ = -1;
+  guard_.reset();  // the group and every marked descendant
+  close_fds();
+}
+
+bool Worker::alive() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) forget();
+  return pid_ > 0;
+}
+
 void Worker::stop() {
-  if (pid_ <= 0) return;
+  if (pid_ <= 0) return forget();
   if (request_fd_ >= 0) close(request_fd_), request_fd_ = -1;  // EOF: the worker exits
   int status = 0;
   for (int i = 0; i < 100; ++i) {
@@ -140,12 +176,12 @@ void Worker::stop() {
     usleep(10000);
   }
   if (pid_ > 0) {
+    kill(-pid_, SIGKILL);
     kill(pid_, SIGKILL);
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
-    pid_ = -1;
   }
-  close_fds();
+  forget();
 }
 
 IsolatedRun Worker::call(const std::string& request, double timeout_seconds, uint64_t max_memory_bytes) {
@@ -166,24 +202,22 @@ IsolatedRun Worker::call(const std::string& request, double timeout_seconds, uin
   bool sent = write_all(request_fd_, std::string(reinterpret_cast<const char*>(&h), sizeof h)) &&
               write_all(request_fd_, request);
   auto deadline = start + std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 1e9);
+  CappedOutput output("the Halide worker's output", kOutputHeadBytes, kOutputTailBytes, kOutputTailLines);
   bool died = !sent, done = false;
   size_t done_len = std::strlen(kDone);
   while (!died && !done) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
+    if (left.count() <= 0 || candidate_waits_interrupted()) {
       r.end = IsolatedRun::End::TimedOut;
       break;
     }
     pollfd fds[2] = {{report_fd_, POLLIN, 0}, {output_fd_, POLLIN, 0}};
-    int got = poll(fds, 2, int(std::min<int64_t>(left.count(), 1000)));
+    int got = poll(fds, 2, int(std::min<int64_t>(left.count(), 100)));
     if (got < 0 && errno != EINTR) break;
     if (got <= 0) continue;
     if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
       ssize_t k = read(output_fd_, buf, sizeof buf);
-      if (k > 0) {
-        r.output_tail.append(buf, size_t(k));
-        if (r.output_tail.size() > 2 * kTailBytes) r.output_tail.erase(0, r.output_tail.size() - kTailBytes);
-      }
+      if (k > 0) output.append(buf, size_t(k));
     }
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       ssize_t k = read(report_fd_, buf, sizeof buf);
@@ -202,11 +236,12 @@ IsolatedRun Worker::call(const std::string& request, double timeout_seconds, uin
     r.end = IsolatedRun::End::Exited;
   } else {
     // Timed out, or the worker died: reap it and say how it ended.
-    if (r.end == IsolatedRun::End::TimedOut) kill(pid_, SIGKILL);
+    if (r.end == IsolatedRun::End::TimedOut) kill(-pid_, SIGKILL), kill(pid_, SIGKILL);
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
-    for (ssize_t k; (k = read(output_fd_, buf, sizeof buf)) > 0;) r.output_tail.append(buf, size_t(k));
+    guard_.reset();  // whatever it started, so that nothing holds the output pipe open
+    for (ssize_t k; (k = read(output_fd_, buf, sizeof buf)) > 0;) output.append(buf, size_t(k));
     if (r.end != IsolatedRun::End::TimedOut) {
       if (WIFSIGNALED(status)) {
         r.signal = WTERMSIG(status);
@@ -216,10 +251,9 @@ IsolatedRun Worker::call(const std::string& request, double timeout_seconds, uin
         r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
       }
     }
-    pid_ = -1;
-    close_fds();
+    forget();
   }
-  if (r.output_tail.size() > kTailBytes) r.output_tail.erase(0, r.output_tail.size() - kTailBytes);
+  r.output_tail = output.text();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

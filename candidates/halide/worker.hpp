@@ -8,6 +8,12 @@
 // its own memory limit (the worker's soft RLIMIT_AS, raised or lowered before each
 // request). A crash or hang ends the worker; the next request starts a new one.
 //
+// The worker is a candidate like any other (support/child_processes.hpp): its own process
+// group, the HALO_CANDIDATE marker, a PID namespace where the system allows it, and a
+// ChildGuard for as long as it lives, so that halo's signal handlers, its --timeout and
+// even a SIGKILL of halo leave no worker compiling on. What it prints is kept through
+// support/candidate_output.hpp.
+//
 // What the worker cannot give that a fresh process does: independence between requests. A
 // request that corrupts memory without crashing could affect a later one, which is why
 // halide_oracle.cpp recycles the worker after any crash, hang or memory finding and
@@ -20,8 +26,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace halo {
+class ChildGuard;
+}
 
 namespace halo::halide {
 
@@ -42,7 +53,8 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  bool alive() const { return pid_ > 0; }
+  // Reaps a worker that ended between requests (e.g. killed from outside) without waiting.
+  bool alive();
   uint64_t requests() const { return requests_; }
 
   // Serves one request. `report` holds what the handler wrote; `end` is Exited when it
@@ -57,7 +69,9 @@ class Worker {
   pid_t pid_ = -1;
   int request_fd_ = -1, report_fd_ = -1, output_fd_ = -1;
   uint64_t requests_ = 0;
+  std::unique_ptr<ChildGuard> guard_;  // registered for the signal handlers while it runs
   void close_fds();
+  void forget();  // the worker has been reaped: kill what it left, close the pipes
 };
 
 }  // namespace halo::halide

@@ -66,7 +66,7 @@ def kernel_dirs():
 
 class Row:
     def __init__(self, name, issue_text, argv, statuses, limit, stdin=None, signal_after=None, expect=None, env=None,
-                 cpu_bound=False):
+                 cpu_bound=False, max_output=None, needs_halide=False):
         self.name, self.issue_text, self.argv = name, issue_text, argv
         self.statuses, self.limit, self.stdin = statuses, limit, stdin
         self.signal_after, self.expect = signal_after, expect
@@ -75,6 +75,29 @@ class Row:
         # after the limit is a second of halo's CPU, stretched by the share of the CPU the
         # machine's load left it (see run_row).
         self.cpu_bound = cpu_bound
+        self.max_output = max_output  # bytes of stdout and stderr together, at most
+        self.needs_halide = needs_halide  # skipped when halo was built without a Halide worker
+
+
+def halide_worker(halo):
+    """A Halide worker next to halo, or None when halo was built without Halide."""
+    d = os.path.dirname(halo)
+    for name in sorted(os.listdir(d)):
+        if name.startswith("halo_halide_worker_") and os.access(os.path.join(d, name), os.X_OK):
+            return os.path.join(d, name)
+    return None
+
+
+def slow_halide_program(d):
+    """A pipeline that halo checks in a second and Halide compiles for a minute and more.
+
+    200 funcs, each reading its producer at three points (compute_root by default): halo's
+    reference takes under a second, Halide 21's JIT compile with the traced memcheck run
+    about 70 s on a 2-core machine for 150 funcs (measured), longer for 200."""
+    n = 200
+    return write(d, "slow_halide.halo", "pipeline f%d() {\n  fun f0(x, y) = { x + y }\n" % n + "".join(
+        "  fun f%d(x, y) = { (f%d[x, y] + f%d[x + 1, y] + f%d[x, y + 1]) %% 1000 }\n" % (i, i - 1, i - 1, i - 1)
+        for i in range(1, n + 1)) + "}\n\nrealize () over (0, 8), (0, 8)\n")
 
 
 def rows(halo, d):
@@ -204,6 +227,20 @@ def rows(halo, d):
                  '"args": [{"kind": "output", "type": "int32_t", "shape": [4], "func": "out"}]}')
     r.append(Row("sigint-kernel", "SIGINT to halo while its kernel runs (and its temporary folder)",
                  [halo, "kernel", slow], {-signal.SIGINT}, 12, signal_after=(8.0, signal.SIGINT)))
+    # The Halide worker is a candidate like the others (its own group, the marker, a PID
+    # namespace): no signal, not even SIGKILL, leaves it compiling; --timeout bounds it.
+    slow_halide = slow_halide_program(d)
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGKILL):
+        name = signal.Signals(sig).name
+        r.append(Row("%s-halide" % name.lower(), "%s to halo while Halide compiles (--halide-timeout 0)" % name,
+                     [halo, "oracle", slow_halide, "--target", "halide", "--halide-timeout", "0", "--timeout", "600"],
+                     {-sig}, 1, signal_after=(2.0, sig), needs_halide=True))
+    r.append(Row("timeout-3-halide", "--timeout 3 while Halide compiles for a minute",
+                 [halo, "oracle", slow_halide, "--target", "halide", "--timeout", "3"], {3}, 3,
+                 expect="raise it with --timeout", needs_halide=True))
+    r.append(Row("engine-stderr-flood", "an engine printing on standard error without end (yes >&2)",
+                 [halo, "run", THESIS, "--engine", "yes >&2", "--engine-timeout", "5"], {1, 3}, 5,
+                 expect="more of the engine's standard error left out", max_output=256 * 1024))
     # halo must read its own output.
     tgt = os.path.join(d, "rdom200.tgt")
     r.append(Row("own-tgt-200-rvars", "halo check on halo's .tgt of a 200-variable rdom",
@@ -448,6 +485,8 @@ def run_row(row):
             problems.append(("says" if negate else "does not say") + " '%s'" % needle)
     if row.signal_after and not getattr(row, "started", False):
         problems.append("the candidate was not running when the signal came")
+    if row.max_output is not None and len(out) + len(err) > row.max_output:
+        problems.append("%d bytes of output, at most %d" % (len(out) + len(err), row.max_output))
     return p.returncode, seconds, problems, text
 
 
@@ -464,6 +503,9 @@ def main():
         table = rows(halo, d)
         if args.only:
             table = [r for r in table if any(o in r.name for o in args.only)]
+        if halide_worker(halo) is None:  # halo built without Halide: its rows prove nothing
+            print("no Halide worker next to %s: the Halide rows are skipped" % halo)
+            table = [r for r in table if not r.needs_halide]
         if args.markdown:
             print("| input | exit | seconds | limit | verdict |\n|---|---|---|---|---|")
         for i, row in enumerate(table):
