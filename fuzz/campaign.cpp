@@ -321,7 +321,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       // case at once): the case was not decided, is not counted, and --resume runs it again.
       if (r.verdict == CaseResult::Verdict::Limit && stop && stop()) {
         s.interrupted = true;
-        break;
+        return false;
       }
       s.coverage.add_case(prog, r.outcomes);
     }
@@ -416,7 +416,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       break;
     }
     go_on = run_case(k);
-    if (!s.write_error.empty()) break;  // this case is not done: a resume redoes it
+    if (!s.write_error.empty() || s.interrupted) break;  // this case is not done: a resume redoes it
     if (!progress_file.empty()) {
       uint64_t next = k;
       bool last = __builtin_add_overflow(k, opts.shards, &next);
