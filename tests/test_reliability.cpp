@@ -1226,7 +1226,7 @@ TEST_CASE("reliability: the Halide worker is a candidate: marked, in its own gro
   CHECK(no_candidate_left(baseline));
 }
 
-TEST_CASE("reliability: --timeout bounds the Halide step, and --halide-timeout is a Halide hang",
+TEST_CASE("reliability: --timeout bounds the Halide step and --halide-timeout is a Halide hang",
           "[reliability][halide]") {
   int baseline = marked_processes();
   Scratch s("halide-timeout");
