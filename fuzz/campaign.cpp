@@ -255,10 +255,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
                              const ProgressFn& progress) {
   namespace fs = std::filesystem;
   if (!opts.out_dir.empty()) {
-    std::error_code ec;
-    fs::create_directories(opts.out_dir, ec);
-    if (ec || !fs::is_directory(opts.out_dir, ec))
-      throw InputError(Diagnostic{opts.out_dir, {}, "cannot create the output directory: " + ec.message()});
+    create_output_directory(opts.out_dir);
     remove_stale_temporaries(opts.out_dir);
   }
   CampaignSummary s;

@@ -135,10 +135,7 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
   progress_of.out_dir = opt.out_dir;
   progress_of.identity = opt.identity;
   if (!opt.out_dir.empty()) {
-    std::error_code ec;
-    fs::create_directories(opt.out_dir, ec);
-    if (ec || !fs::is_directory(opt.out_dir, ec))
-      throw InputError(Diagnostic{opt.out_dir, {}, "cannot create the output directory: " + ec.message()});
+    create_output_directory(opt.out_dir);
     remove_stale_temporaries(opt.out_dir);
     if (opt.resume) std::tie(earlier, redo) = earlier_exo_findings(opt);
   }

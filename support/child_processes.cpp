@@ -319,6 +319,15 @@ std::string new_candidate_marker() {
   return "HALO_CANDIDATE=" + std::to_string(getpid()) + "-" + std::to_string(g_next_marker.fetch_add(1));
 }
 
+std::vector<char*> candidate_environment(std::string& marker) {
+  std::vector<char*> envp;
+  for (char** e = environ; e && *e; ++e)
+    if (std::strncmp(*e, "HALO_CANDIDATE=", 15) != 0) envp.push_back(*e);
+  envp.push_back(marker.data());
+  envp.push_back(nullptr);
+  return envp;
+}
+
 ChildGuard::ChildGuard(pid_t pgid, const std::string& marker) : pgid_(pgid), marker_(marker) {
   std::lock_guard<std::mutex> lock(g_mutex);
   for (int i = 0; i < kSlots; ++i)

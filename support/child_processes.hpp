@@ -24,6 +24,7 @@
 
 #include <signal.h>
 #include <string>
+#include <vector>
 #include <sys/types.h>
 
 namespace halo {
@@ -35,6 +36,11 @@ void install_candidate_cleanup();
 
 // The environment entry ("HALO_CANDIDATE=...") to give the next child, unique per child.
 std::string new_candidate_marker();
+
+// The environment of a candidate about to be forked: halo's own with `marker` in place of
+// any marker halo inherited. Built before fork (after it, only async-signal-safe calls);
+// null-terminated, pointing into environ and into `marker`, which must outlive the exec.
+std::vector<char*> candidate_environment(std::string& marker);
 
 // Registers a running child's process group (pgid == pid) and its marker; the destructor
 // kills the group and every process that still carries the marker, then unregisters.

@@ -9,11 +9,35 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 namespace halo::test {
+
+// A folder of a test's own files, under the system's temporary folder, removed with it:
+// halo-test-AREA-NAME-PID, so that tests running at once never share one.
+struct Scratch {
+  std::filesystem::path dir;
+  Scratch(const std::string& area, const std::string& name) {
+    dir = std::filesystem::temp_directory_path() / ("halo-test-" + area + "-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return (dir / name).string();
+  }
+};
 
 struct CliResult {
   int status;

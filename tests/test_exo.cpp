@@ -51,20 +51,8 @@ nlohmann::json run_json(std::vector<std::string> args) {
 }
 
 // A scratch directory with an Exo script and a spec.
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name) {
-    dir = fs::temp_directory_path() / ("halo-test-exo-" + name + "-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
-  }
+struct Scratch : halo::test::Scratch {
+  explicit Scratch(const std::string& name) : halo::test::Scratch("exo", name) {}
 };
 
 const char* const kCopySpec = R"(pipeline y(n) {

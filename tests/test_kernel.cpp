@@ -42,21 +42,10 @@ bool any_finding(const nlohmann::json& j, const std::string& kind, const std::st
 }
 
 // A directory with a spec and a manifest for a one-line C kernel, for the failure cases.
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name) {
-    dir = fs::temp_directory_path() / ("halo-test-kernel-" + name + "-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+struct Scratch : test::Scratch {
+  explicit Scratch(const std::string& name) : test::Scratch("kernel", name) {
     write("spec.halo", "pipeline out(n) {\n  fun x(i) = { i * 3 - 7 }\n  fun out(i) = { x[i] * 2 }\n}\n"
                        "realize (n = 8) over (0, 8)\n");
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name) << text;
-    return (dir / name).string();
   }
   std::string manifest(const std::string& body_of_kernel, const std::string& args_override = "") const {
     write("k.c", "#include <stdint.h>\nvoid k(const int32_t* x, int32_t* out) {\n" + body_of_kernel + "\n}\n");

@@ -24,20 +24,8 @@ namespace {
 using test::CliResult;
 CliResult run(std::vector<std::string> args) { return test::run_halo(std::move(args)); }
 
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name) {
-    dir = fs::temp_directory_path() / ("halo-test-limits-" + name + "-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name, std::ios::binary) << text;
-    return (dir / name).string();
-  }
+struct Scratch : test::Scratch {
+  explicit Scratch(const std::string& name) : test::Scratch("limits", name) {}
 };
 
 // Sanitizers make every phase several times slower, the stretches between polls with it.

@@ -59,20 +59,8 @@ CliResult run(std::vector<std::string> args) { return test::run_halo(std::move(a
 const std::string kSource = HALO_SOURCE_DIR;
 std::string example(const std::string& name) { return kSource + "/examples/" + name; }
 
-struct Scratch {
-  fs::path dir;
-  explicit Scratch(const std::string& name) {
-    dir = fs::temp_directory_path() / ("halo-test-rel-" + name + "-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir / name, std::ios::binary) << text;
-    return (dir / name).string();
-  }
+struct Scratch : test::Scratch {
+  explicit Scratch(const std::string& name) : test::Scratch("rel", name) {}
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -68,11 +68,7 @@ ChildOutput run_child(const std::string& command, const std::string& input, doub
   // The environment, with the marker that finds the engine's escaped descendants, is built
   // before fork: after it, only async-signal-safe calls.
   std::string marker = new_candidate_marker();
-  std::vector<char*> envp;
-  for (char** e = environ; e && *e; ++e)
-    if (std::strncmp(*e, "HALO_CANDIDATE=", 15) != 0) envp.push_back(*e);
-  envp.push_back(marker.data());
-  envp.push_back(nullptr);
+  std::vector<char*> envp = candidate_environment(marker);
   pid_t pid = fork();
   if (pid < 0) {
     r.error = std::string("fork: ") + std::strerror(errno);

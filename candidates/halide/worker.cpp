@@ -102,11 +102,7 @@ Worker::Worker(const std::string& executable, const std::vector<std::string>& ar
   // The environment, with the marker that finds the worker's descendants, is built before
   // fork: after it, only async-signal-safe calls.
   std::string marker = new_candidate_marker();
-  std::vector<char*> envp;
-  for (char** e = environ; e && *e; ++e)
-    if (std::strncmp(*e, "HALO_CANDIDATE=", 15) != 0) envp.push_back(*e);
-  envp.push_back(marker.data());
-  envp.push_back(nullptr);
+  std::vector<char*> envp = candidate_environment(marker);
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) {
