@@ -206,6 +206,16 @@ EarlierFindings earlier_findings(const CampaignOptions& opts) {
 
 }  // namespace
 
+std::string campaign_progress_text(const CampaignOptions& opts, uint64_t done) {
+  uint64_t next = done;
+  bool last = __builtin_add_overflow(done, opts.shards, &next);
+  return nlohmann::json{{"target", opts.target}, {"seed", opts.seed},         {"shard", opts.shard},
+                        {"shards", opts.shards}, {"cases", opts.cases},       {"options", opts.identity},
+                        {"next_case", next},     {"finished", last}}
+             .dump() +
+         "\n";
+}
+
 std::string campaign_progress_path(const CampaignOptions& opts) {
   nlohmann::json id = {{"target", opts.target}, {"seed", opts.seed}, {"shard", opts.shard},
                        {"shards", opts.shards}, {"options", opts.identity}};
@@ -414,21 +424,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
     }
     go_on = run_case(k);
     if (!s.write_error.empty() || s.interrupted) break;  // this case is not done: a resume redoes it
-    if (!progress_file.empty()) {
-      uint64_t next = k;
-      bool last = __builtin_add_overflow(k, opts.shards, &next);
-      if (!write(progress_file, nlohmann::json{{"target", opts.target},
-                                               {"seed", opts.seed},
-                                               {"shard", opts.shard},
-                                               {"shards", opts.shards},
-                                               {"cases", opts.cases},
-                                               {"options", opts.identity},
-                                               {"next_case", next},
-                                               {"finished", last}}
-                                            .dump() +
-                                        "\n"))
-        break;
-    }
+    if (!progress_file.empty() && !write(progress_file, campaign_progress_text(opts, k))) break;
   }
   s.seconds = since(t0);
   return s;

@@ -82,6 +82,8 @@ struct CampaignOptions {
 // continues it: DIR/.halo-campaign-TARGET-SEED-I-of-N-HASH.progress, HASH a digest of the
 // identity, so that two campaigns sharing DIR never share a progress file.
 std::string campaign_progress_path(const CampaignOptions& opts);
+// That file's text once case `done` of the shard is finished (every target's campaign).
+std::string campaign_progress_text(const CampaignOptions& opts, uint64_t done);
 
 // The progress records in `dir` (any campaign, any target), as {path, record}; a file that is
 // not JSON is skipped.

@@ -134,6 +134,7 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
   progress_of.shards = opt.shards;
   progress_of.out_dir = opt.out_dir;
   progress_of.identity = opt.identity;
+  progress_of.cases = opt.cases;
   if (!opt.out_dir.empty()) {
     create_output_directory(opt.out_dir);
     remove_stale_temporaries(opt.out_dir);
@@ -236,18 +237,7 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
       break;
     }
     if (!run_case(i)) break;  // not done: a resume redoes it
-    if (!progress_file.empty() &&
-        !write(progress_file, nlohmann::json{{"target", "exo"},
-                                             {"seed", opt.seed},
-                                             {"shard", opt.shard},
-                                             {"shards", opt.shards},
-                                             {"cases", opt.cases},
-                                             {"options", opt.identity},
-                                             {"next_case", i + opt.shards},
-                                             {"finished", i + opt.shards < i}}
-                                              .dump() +
-                                          "\n"))
-      break;
+    if (!progress_file.empty() && !write(progress_file, campaign_progress_text(progress_of, i))) break;
   }
   double secs = elapsed();
   nlohmann::json summary = {{"target", "exo"},
