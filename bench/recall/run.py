@@ -11,12 +11,16 @@ reports per bug in how many seeds it was hit and how long the campaign took to r
 
 Time to a hit. A finding record carries no timing, so this script measures it: while a
 campaign runs, it polls the campaign's progress file (DIR/.halo-campaign-*.progress, which
-halo rewrites after every case with the next case to run) every 0.2 s and notes, for each
-case, when it started, in wall-clock seconds since the campaign started and in CPU seconds
+halo rewrites after every case with the next case to run, per job when the campaign runs
+as several processes) every 0.2 s and notes, for each case, when it started, in wall-clock seconds since the campaign started and in CPU seconds
 used so far by the campaign's process tree (halo, its Halide worker and their reaped
 children, read from /proc). The time to a hit is the time at which the first matching case
 *started*: it excludes that case's own run and its shrinking. A case started between two
 polls gets the time of the poll that saw it (up to 0.2 s late).
+
+One process per campaign: when the halo binary has `fuzz --jobs` (a campaign split over N
+processes, by default one per core), run.py passes `--jobs 1` unless --extra names --jobs,
+so that the cases run in order and the CPU time is that of one campaign.
 
 Standard library only (Python 3.8+). Exit status 0, or 2 on bad usage.
 """
@@ -83,21 +87,33 @@ def tree_cpu_seconds(root):
 # Running one campaign
 # ----------------------------------------------------------------------------------------
 
+def supports_jobs(halo):
+    """Whether this halo's `fuzz` has --jobs (a campaign as several processes, default every
+    core): the benchmark then asks for one process, so that cases run in order."""
+    try:
+        p = subprocess.run([halo, "fuzz", "--help"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--jobs" in p.stdout + p.stderr
+
+
 def run_campaign(halo, seed, seconds, out_dir, extra):
     """Runs one campaign into out_dir; returns its record (summary, case start times)."""
     os.makedirs(out_dir, exist_ok=True)
     cmd = [halo, "fuzz", "--target", "halide@21", "--generator", "halide", "--seed", str(seed),
            "--time", str(seconds), "--out", out_dir, "--json"] + extra
+    if "--jobs" not in extra and supports_jobs(halo):
+        cmd += ["--jobs", "1"]
     print("running: " + " ".join(cmd), file=sys.stderr, flush=True)
     t0 = time.monotonic()
     stdout_path = os.path.join(out_dir, "campaign.stdout.json")
     stderr_path = os.path.join(out_dir, "campaign.stderr.txt")
     with open(stdout_path, "w") as so, open(stderr_path, "w") as se:
         p = subprocess.Popen(cmd, stdout=so, stderr=se)
-        # case -> [wall seconds, cpu seconds] at the first poll that saw it as the next case
-        starts = {"0": [0.0, 0.0]}
+        # case -> [wall seconds, cpu seconds] at the first poll that saw it started
+        starts = {}
         cpu = 0.0
-        last_next = 0
+        last = {}  # job -> the next case it was last seen at
         while True:
             try:
                 p.wait(timeout=0.2)
@@ -114,13 +130,24 @@ def run_campaign(halo, seed, seconds, out_dir, extra):
                     continue
                 if rec.get("seed") != seed:
                     continue
-                nxt = int(rec.get("next_case", 0))
-                if nxt > last_next:
-                    # Cases last_next+1 .. nxt started since the previous poll (a case that
-                    # ended between two polls is dated at the later one).
-                    for k in range(last_next + 1, nxt + 1):
+                # One process: {"next_case": n}. A campaign run as N jobs (`--jobs N`):
+                # {"next_cases": [n_0, ..., n_N-1]}, job j running the cases k = j (mod N),
+                # null once its shard is done.
+                nexts = rec.get("next_cases")
+                if not isinstance(nexts, list):
+                    nexts = [rec.get("next_case", 0)]
+                jobs = len(nexts)
+                for j, n in enumerate(nexts):
+                    if n is None:
+                        continue
+                    n = int(n)
+                    first = last.get(j, j - jobs)  # nothing of job j seen yet: its first case is j
+                    # Every case of job j after the last one seen, up to n, started since the
+                    # previous poll (a case that began and ended between two polls is dated
+                    # at the later one).
+                    for k in range(first + jobs, n + 1, jobs):
                         starts.setdefault(str(k), [round(wall, 2), round(cpu, 2)])
-                    last_next = nxt
+                    last[j] = max(n, last.get(j, n))
         rc = p.returncode
     wall = time.monotonic() - t0
     summary = None
@@ -277,7 +304,16 @@ def evaluate(bugs, run_dir, seeds):
                         "median_cpu_seconds_to_first_hit": statistics.median(cpus) if cpus else None,
                         "median_wall_seconds_to_first_hit": statistics.median(walls) if walls else None,
                         "per_seed": per_seed})
-    return {"seeds": seeds, "campaigns": campaigns, "bugs": results}
+    findings = []
+    for s in seeds:
+        c = campaigns.get(s) or {}
+        for r in finding_records(os.path.join(run_dir, "seed-%d" % s)):
+            start = (c.get("case_starts") or {}).get(str(r["case"]))
+            findings.append({"seed": s, "case": r["case"], "file": r["_file"], "outcome": r.get("outcome"),
+                             "signature": r.get("signature"),
+                             "wall_seconds": start[0] if start else None, "cpu_seconds": start[1] if start else None,
+                             "bugs": [b["name"] for b in bugs if rule_matches(b.get("match"), r)]})
+    return {"seeds": seeds, "campaigns": campaigns, "bugs": results, "findings": findings}
 
 
 def markdown(report):
@@ -299,11 +335,21 @@ def markdown(report):
         lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (s, c.get("cases"), c.get("campaign_seconds"),
                                                           c.get("wall_seconds"), c.get("cpu_seconds"), n,
                                                           c.get("exit_status")))
+    lines.append("")
+    lines.append("| finding (seed, case) | outcome | signature | started at wall s | CPU s | bugs matched |")
+    lines.append("|---|---|---|---|---|---|")
+    for f in report["findings"]:
+        sig = (f["signature"] or "").replace("|", "\\|")
+        lines.append("| %s, %s | %s | `%s` | %s | %s | %s |" % (f["seed"], f["case"], f["outcome"], sig[:90],
+                                                        f["wall_seconds"], f["cpu_seconds"],
+                                                        ", ".join(f["bugs"]) or "none"))
     return "\n".join(lines) + "\n"
 
 
 def check_forms(halo, bugs):
-    """Runs each bug's .halo form on Halide 21 and applies every rule to its verdict."""
+    """Runs each bug's .halo form on Halide 21 and applies every rule to its verdict (with
+    the form's text as the program); fails when a form that is a finding on 21 is not
+    matched by its own bug's rule. Other rules matching it are listed: overlaps."""
     ok = True
     for bug in bugs:
         form = bug.get("halo_form")
@@ -322,9 +368,11 @@ def check_forms(halo, bugs):
         with open(path) as f:
             v["program"] = f.read()
         matched = [b["name"] for b in bugs if rule_matches(b.get("match"), v)]
-        print("%s: outcome %s, signature %s; rules matching: %s" % (
-            bug["name"], v.get("outcome"), v.get("signature"), ", ".join(matched) or "none"))
-        if bug.get("match") and bug["name"] not in matched:
+        finding = bool(v.get("finding"))
+        print("%s: outcome %s, signature %s; rules matching: %s%s" % (
+            bug["name"], v.get("outcome"), v.get("signature"), ", ".join(matched) or "none",
+            "" if finding else " (not a finding on 21: its own rule cannot be checked on it)"))
+        if finding and bug.get("match") and bug["name"] not in matched:
             ok = False
     return ok
 
