@@ -190,10 +190,11 @@ def func_bodies(program):
 
 
 def structure_chain_at_one_loop(rec):
-    """Two producers computed at the same loop of a consumer, one reading the other, the read
-    one stored above that loop (a store_at at another loop, or none: storage at the root in
-    halo's plain schedule), no `bound`, `fold_storage`, `async` or `rfactor`: the shape of
-    halide/Halide#8140."""
+    """Two producers A and B computed at the same loop L of a consumer, B reading A, A stored
+    at another loop (an explicit store_at above L, below the root) and B stored elsewhere
+    than A (the root, or another loop), with no `bound`, `bound_extent`, `fold_storage`,
+    `async`, `rfactor` or `hoist_storage`: the shape of halide/Halide#8140. (With A stored
+    at the root, or A and B stored at the same loop, Halide 21 computes right.)"""
     prog = program_of(rec)
     sched = halide_directives(prog)
     if re.search(r"\b(bound|bound_extent|fold_storage|async|rfactor|hoist_storage)\s*\(", sched):
@@ -211,7 +212,8 @@ def structure_chain_at_one_loop(rec):
                 continue
             if not re.search(r"\b%s\[" % re.escape(a), bodies.get(b, "")):
                 continue
-            if stored.get(a, "root") != la:  # a is stored above the loop it is computed at
+            sa, sb = stored.get(a, "root"), stored.get(b, "root")
+            if sa not in ("root", la) and sb != sa:
                 return True
     return False
 
@@ -332,7 +334,8 @@ def markdown(report):
     for s in report["seeds"]:
         c = report["campaigns"].get(s) or report["campaigns"].get(str(s)) or {}
         n = c.get("_findings")
-        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (s, c.get("cases"), c.get("campaign_seconds"),
+        cs = c.get("campaign_seconds")
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (s, c.get("cases"), "-" if cs is None else "%.1f" % cs,
                                                           c.get("wall_seconds"), c.get("cpu_seconds"), n,
                                                           c.get("exit_status")))
     lines.append("")

@@ -6,7 +6,9 @@
 // the loops to warm both up, and f2 reads points of f0 or f1 that were never computed.
 // The shape of the issue (uint8 input, repeat_edge, bound(x, 0, 1), RoundUp, factor 1) is
 // variant A; variant B is the same chain in Int(32) without an input or bounds, y split by
-// 2 with GuardWithIf, over 5x5 (the .halo form).
+// 2 with GuardWithIf, over 5x5 (the .halo form). Measured on 21 with variant B's chain:
+// f2 need not read f0 itself; with f0 stored at the root, f0 and f1 both stored at yo, or
+// f0 computed at f1's x instead of f2's, the values are right.
 // Exit: 0 right, 1 the bug (wrong values), 2 another error.
 #include "Halide.h"
 #include <cstdint>
