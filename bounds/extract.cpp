@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <optional>
+#include <set>
 
 namespace halo {
 
@@ -581,12 +583,14 @@ Query readable(const Query& q, std::vector<std::pair<std::string, std::string>>&
   tick_command_budget();
   auto shown = [&](const Expr& e) {
     if (!e) return e;
+    // From the innermost binder out: a short name is shown for the first binder that has it.
     std::map<std::string, std::string> names;
-    for (auto it = scope.rbegin(); it != scope.rend(); ++it)
-      if (is_qualified_var(it->second) && !names.count(it->second)) {
-        bool innermost = std::none_of(scope.rbegin(), it, [&](const auto& b) { return b.first == it->first; });
-        if (innermost) names[it->second] = it->first;
-      }
+    std::set<std::string> shadowed;
+    for (auto it = scope.rbegin(); it != scope.rend(); ++it) {
+      tick_command_budget();  // the scope of a chain of 20,000 funcs is that deep
+      bool innermost = shadowed.insert(it->first).second;
+      if (innermost && is_qualified_var(it->second) && !names.count(it->second)) names[it->second] = it->first;
+    }
     return rename_vars(e, names);
   };
   auto n = std::make_shared<QueryNode>(*q);

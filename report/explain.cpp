@@ -6,6 +6,7 @@
 // the trace). Nothing here is a second implementation of a rule: every fact comes from
 // the machine, the evaluators and the bounds passes themselves.
 #include "report/explain.hpp"
+#include "support/command_budget.hpp"
 
 #include "semantics/typing.hpp"
 
@@ -191,6 +192,9 @@ void gather_verdict(const Program& prog, const TgtProgram& scheduled, const Beta
     if (c.ok) explain_with_query(v, scheduled, b.filling, in, lim);
     e.verdict = std::move(v);
   } catch (const ResourceLimit& ex) {
+    // The command's own deadline ends the whole page; a limit of the oracle's run alone
+    // (its steps, its memory) leaves the rest of the page to draw.
+    if (command_seconds_left() <= 0) throw;
     e.verdict_note = std::string("the oracle stopped: ") + ex.what();
   }
 }

@@ -282,18 +282,24 @@ class ScopeWalker : public StmtVisitor {
   std::vector<std::string> scope;
 
  protected:
+  // Each hole keeps a copy of its scope, which a chain of 20,000 funcs makes 40,000 names
+  // deep: the copying alone would hold a second between two of the statements' polls.
+  void keep(const HoleLabel& h) {
+    if (scope.size() > 256) poll_command_budget();
+    scopes.emplace(h, scope);
+  }
   void record(const Expr& e, HoleKind kind, const std::string& func) {
     HoleCollector c;
     c.visit(e);
     for (const auto& h : c.holes)
-      if (h.kind == kind && h.func == func) scopes.emplace(h, scope);
+      if (h.kind == kind && h.func == func) keep(h);
   }
   void visit_expr(const Expr& e) override {
     // A hole used outside its binding statement still gets a scope: the innermost one
     // that sees it first (an ill-formed program; validity of Tgt? reports it).
     HoleCollector c;
     c.visit(e);
-    for (const auto& h : c.holes) scopes.emplace(h, scope);
+    for (const auto& h : c.holes) keep(h);
   }
   void visit_allocate(const AllocateStmt& s) override {
     for (const auto& [mn, ln] : s.bounds) {
@@ -310,7 +316,7 @@ class ScopeWalker : public StmtVisitor {
     } cpu;
     cpu.visit(s.body);
     for (const auto& h : cpu.c.holes)
-      if (h.kind == HoleKind::Cpu && h.func == s.label) scopes.emplace(h, scope);
+      if (h.kind == HoleKind::Cpu && h.func == s.label) keep(h);
     StmtVisitor::visit_label(s);
   }
   void visit_for(const ForStmt& s) override {
