@@ -4,6 +4,7 @@
 
 #include "fuzz/reduce.hpp"
 #include "semantics/printer.hpp"
+#include "support/child_processes.hpp"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 namespace halo::fuzz {
@@ -122,13 +124,53 @@ nlohmann::json CampaignSummary::to_json() const {
           {"limits", limits},
           {"duplicates", duplicates},
           {"interrupted", interrupted},
+          {"cut_by_time", cut_by_time},
+          {"incomplete", incomplete},
+          {"time_split", {{"cases", case_seconds}, {"shrinking", shrink_seconds}, {"completing", completion_seconds}}},
           {"seconds", seconds},
           {"cases_per_second", cases_per_second()},
           {"coverage", coverage.to_json()},
           {"finding_records", records}};
   if (resumed) j["resumed"] = {{"first_case", first_case}, {"earlier_findings", earlier_findings}};
   if (!write_error.empty()) j["write_error"] = write_error;
+  if (dropped_beyond_max) j["dropped_beyond_max_findings"] = dropped_beyond_max;
   return j;
+}
+
+nlohmann::json CampaignProgress::to_json() const {
+  return {{"cases", cases},     {"findings", findings},        {"limits", limits},
+          {"seconds", seconds}, {"working", working},          {"current_case", current_case},
+          {"current_for", current_for}, {"phase", phase},      {"jobs", jobs},
+          {"next_case", next_case}};
+}
+
+CampaignProgress CampaignProgress::from_json(const nlohmann::json& j) {
+  CampaignProgress p;
+  p.cases = j.value("cases", uint64_t(0));
+  p.findings = j.value("findings", uint64_t(0));
+  p.limits = j.value("limits", uint64_t(0));
+  p.seconds = j.value("seconds", 0.0);
+  p.working = j.value("working", false);
+  p.current_case = j.value("current_case", uint64_t(0));
+  p.current_for = j.value("current_for", 0.0);
+  p.phase = j.value("phase", std::string());
+  p.jobs = j.value("jobs", 1);
+  p.next_case = j.value("next_case", uint64_t(0));
+  return p;
+}
+
+CampaignProgress progress_of(const CampaignSummary& s) {
+  CampaignProgress p;
+  p.cases = s.cases;
+  p.findings = s.findings.size();
+  p.limits = s.limits;
+  p.seconds = s.seconds;
+  p.working = s.working;
+  p.current_case = s.current_case;
+  p.current_for = s.working ? s.seconds - s.current_since : 0;
+  p.phase = s.current_phase;
+  p.next_case = s.next_case;
+  return p;
 }
 
 namespace {
@@ -147,9 +189,10 @@ std::string finding_key(const std::string& kind, const std::string& program_or_d
 }
 
 // What the output directory holds of the earlier part of a resumed campaign: the keys of its
-// complete findings, and the cases whose finding is incomplete (to be redone).
+// complete findings with the case that filed each (another job's shard included), and the
+// cases of this shard whose finding is incomplete (to be redone).
 struct EarlierFindings {
-  std::set<std::string> keys;
+  std::map<std::string, uint64_t> keys;
   std::vector<uint64_t> redo;
 };
 
@@ -171,8 +214,13 @@ EarlierFindings earlier_findings(const CampaignOptions& opts) {
     } catch (const std::exception&) {
       continue;
     }
-    if (k % opts.shards != opts.shard || k >= opts.first_case) continue;  // another shard's, or redone anyway
+    // Another shard's finding (a job of the same `--jobs` campaign, or another machine's
+    // shard in the same folder) is not redone here, but a complete one is known: the same
+    // minimized case found again is a duplicate.
+    bool own = k % opts.shards == opts.shard;
+    if (own && k >= opts.first_case) continue;  // redone anyway
     if (ext == ".halo") {
+      if (!own) continue;
       // A .halo file without its record: the campaign was killed between the two writes.
       if (!fs::exists(fs::path(opts.out_dir) / (prefix + number + ".json"), ec)) incomplete.insert(k);
       continue;
@@ -192,12 +240,12 @@ EarlierFindings earlier_findings(const CampaignOptions& opts) {
            fs::is_regular_file(fs::path(opts.out_dir) / r["halo"].get<std::string>(), ec);
     for (const std::string& key : opts.complete_record_keys) ok = ok && r.contains(key);
     if (!ok) {
-      incomplete.insert(k);
+      if (own) incomplete.insert(k);
       continue;
     }
-    complete.insert(k);
-    e.keys.insert(finding_key(r["verdict"].get<std::string>(),
-                              generator ? r["detail"].get<std::string>() : r["program"].get<std::string>()));
+    if (own) complete.insert(k);
+    auto [at, fresh] = e.keys.emplace(finding_key_of_record(r), k);
+    if (!fresh) at->second = std::min(at->second, k);
   }
   for (uint64_t k : incomplete)
     if (!complete.count(k)) e.redo.push_back(k);
@@ -243,6 +291,21 @@ std::vector<std::pair<std::string, nlohmann::json>> campaign_progress_records(co
   return out;
 }
 
+std::string finding_key_of_record(const nlohmann::json& r) {
+  std::string verdict = r.value("verdict", std::string());
+  return finding_key(verdict, verdict == "generator" ? r.value("detail", std::string()) : r.value("program", std::string()));
+}
+
+void remove_finding_files(const CampaignOptions& opts, uint64_t k) {
+  namespace fs = std::filesystem;
+  std::string stem = fmt::format("{}-{}-{}", opts.target, opts.seed, k);
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(opts.out_dir, ec))
+    if (entry.path().stem() == stem) files.push_back(entry.path());
+  for (const fs::path& p : files) fs::remove(p, ec);
+}
+
 void remove_stale_temporaries(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -273,7 +336,8 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
   s.seed = opts.seed;
   s.shard = opts.shard;
   s.shards = opts.shards;
-  std::set<std::string> seen;  // kind + minimized case of every finding so far
+  // Kind + minimized case of every finding so far, with the case that filed it.
+  std::map<std::string, uint64_t> seen;
   std::vector<uint64_t> redo;  // earlier cases whose finding is incomplete on disk
   if (opts.resume && !opts.out_dir.empty()) {
     EarlierFindings e = earlier_findings(opts);
@@ -284,13 +348,36 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
     s.earlier_findings = seen.size();
   }
   Clock::time_point t0 = Clock::now();
+  // --time bounds the whole campaign: the case in progress (a candidate's wait ends at the
+  // deadline), its shrinking and its completion, not only the start of new cases.
+  int64_t deadline_ns = opts.seconds > 0 ? monotonic_now_ns() + int64_t(opts.seconds * 1e9) : 0;
+  struct DeadlineScope {
+    explicit DeadlineScope(int64_t ns) { set_candidate_waits_deadline(ns); }
+    ~DeadlineScope() { set_candidate_waits_deadline(0); }
+    DeadlineScope(const DeadlineScope&) = delete;
+    DeadlineScope& operator=(const DeadlineScope&) = delete;
+  } deadline_scope(deadline_ns);
+  auto time_up = [&] { return deadline_ns > 0 && monotonic_now_ns() >= deadline_ns; };
+  auto halt = [&] { return (stop && stop()) || time_up(); };
+  // Why work was cut: a Ctrl-C (interrupted) or the deadline.
+  auto note_halt = [&] {
+    if (stop && stop()) s.interrupted = true;
+    else s.cut_by_time = true;
+  };
+  auto report = [&](const char* phase) {
+    s.current_phase = phase;
+    s.seconds = since(t0);
+    if (progress) progress(progress_of(s));
+  };
+  bool abandoned = false;  // the case in progress was cut before it was decided
   bool wrapped = false;  // k + shards past 2^64 - 1 ends the shard (--shard 5/18446744073709551615: one case)
   uint64_t k0 = opts.shard;
   if (opts.first_case > k0) {  // the first case of this shard at or after first_case
     uint64_t steps = (opts.first_case - opts.shard) / opts.shards + ((opts.first_case - opts.shard) % opts.shards != 0);
     wrapped = __builtin_mul_overflow(steps, opts.shards, &k0) || __builtin_add_overflow(k0, opts.shard, &k0);
   }
-  std::string progress_file = opts.out_dir.empty() || !opts.inputs.empty() ? std::string()
+  s.next_case = k0;
+  std::string progress_file = opts.out_dir.empty() || !opts.inputs.empty() || !opts.write_progress ? std::string()
                               : !opts.progress_path.empty()                ? opts.progress_path
                                                                            : campaign_progress_path(opts);
   // Writes a file of the campaign; on failure (a full disk) records why and returns false.
@@ -310,6 +397,10 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
   };
   // Runs case k; false when the campaign must stop (a write failed, or enough findings).
   auto run_case = [&](uint64_t k) {
+    s.working = true;
+    s.current_case = k;
+    s.current_since = since(t0);
+    report("case");
     CaseSeed cs = opts.inputs.empty() ? campaign_case(opts.seed, k) : opts.inputs[k];
     rc::Shrinkable<Program> shrinkable = opts.generator ? opts.generator(cs) : generate_case(cs);
     Program prog;
@@ -323,11 +414,16 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       r.detail = std::string("the case generator failed: ") + e.what();
     }
     if (r.kind != "generator") {
+      Clock::time_point case_start = Clock::now();
       r = check(prog);
-      // Interrupted while a candidate worked on it (a Ctrl-C abandons the Halide worker's
-      // case at once): the case was not decided, is not counted, and --resume runs it again.
-      if (r.verdict == CaseResult::Verdict::Limit && stop && stop()) {
-        s.interrupted = true;
+      s.case_seconds += since(case_start);
+      // Interrupted while a candidate worked on it (a Ctrl-C or the deadline abandons the
+      // Halide worker's case at once): the case was not decided, is not counted, and
+      // --resume runs it again.
+      if (r.verdict == CaseResult::Verdict::Limit && halt()) {
+        note_halt();
+        abandoned = true;
+        s.working = false;
         return false;
       }
       s.coverage.add_case(prog, r.outcomes);
@@ -344,7 +440,11 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
         f.kind = r.kind;
         f.detail = r.detail;
       } else {
-        Minimized m = minimize(shrinkable, r, check, opts.shrink, stop);
+        report("shrinking");
+        Clock::time_point shrink_start = Clock::now();
+        Minimized m = minimize(shrinkable, r, check, opts.shrink, halt);
+        s.shrink_seconds += since(shrink_start);
+        if (time_up()) s.cut_by_time = true;
         f.kind = m.result.kind;
         f.detail = m.result.detail;
         f.minimized = m.program;
@@ -354,9 +454,20 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
         f.minimized_chars = print_program(m.program).size();
       }
       std::string key = finding_key(f.kind, f.kind == "generator" ? f.detail : print_program(f.minimized));
-      if (!seen.insert(key).second) {
+      auto known = seen.find(key);
+      // Filed before by a higher case of another job's shard (a kill came before the merge
+      // that keeps the lowest): this case files it instead, as one process would have.
+      bool supersedes = known != seen.end() && known->second > k && known->second % opts.shards != opts.shard &&
+                        !opts.out_dir.empty();
+      if (known != seen.end() && !supersedes) {
         ++s.duplicates;
       } else {
+        if (supersedes) {
+          remove_finding_files(opts, known->second);
+          ++s.duplicates;
+          if (s.earlier_findings) --s.earlier_findings;
+        }
+        seen[key] = k;
         std::string stem = fmt::format("{}-{}-{}", opts.target, opts.seed, k);
         if (!opts.out_dir.empty()) {
           if (f.kind != "generator") f.halo_file = (fs::path(opts.out_dir) / (stem + ".halo")).string();
@@ -389,11 +500,34 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
           if (!f.halo_file.empty()) fs::remove(f.halo_file, ignored);
           return false;
         }
+        if (opts.complete_finding) {
+          report("completing");
+          Clock::time_point completion_start = Clock::now();
+          struct AddTime {
+            double& to;
+            Clock::time_point from;
+            ~AddTime() { to += since(from); }
+          } add_time{s.completion_seconds, completion_start};
+          try {
+            opts.complete_finding(f, halt);
+          } catch (const InputError& e) {  // its record or reproducer could not be written
+            s.write_error = e.what();
+            s.write_failure = std::current_exception();
+            s.findings.push_back(std::move(f));
+            return false;
+          }
+          for (const std::string& key2 : opts.complete_record_keys)
+            if (!f.record.contains(key2)) {
+              ++s.incomplete;
+              if (halt()) note_halt();
+              break;
+            }
+        }
         s.findings.push_back(std::move(f));
       }
     }
-    s.seconds = since(t0);
-    if (progress) progress(s);
+    s.working = false;
+    report("case");
     return !(opts.max_findings && s.findings.size() + s.earlier_findings >= opts.max_findings);
   };
   bool go_on = true;
@@ -405,12 +539,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
     }
     // What the kill left of it goes first, so that a redo that files nothing (a duplicate
     // now) leaves nothing half written either.
-    std::string stem = fmt::format("{}-{}-{}", opts.target, opts.seed, k);
-    std::error_code ec;
-    std::vector<fs::path> left;
-    for (const auto& entry : fs::directory_iterator(opts.out_dir, ec))
-      if (entry.path().stem() == stem) left.push_back(entry.path());
-    for (const fs::path& p : left) fs::remove(p, ec);
+    remove_finding_files(opts, k);
     if (!(go_on = run_case(k))) break;
   }
   if (opts.max_findings && s.findings.size() + s.earlier_findings >= opts.max_findings) go_on = false;
@@ -423,8 +552,12 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       break;
     }
     go_on = run_case(k);
-    if (!s.write_error.empty() || s.interrupted) break;  // this case is not done: a resume redoes it
+    if (!s.write_error.empty() || abandoned) break;  // this case is not done: a resume redoes it
+    s.next_case = k;
+    bool last = __builtin_add_overflow(k, opts.shards, &s.next_case);
+    if (last) s.next_case = UINT64_MAX;
     if (!progress_file.empty() && !write(progress_file, campaign_progress_text(opts, k))) break;
+    if (s.interrupted) break;
   }
   s.seconds = since(t0);
   return s;

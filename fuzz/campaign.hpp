@@ -45,6 +45,8 @@ struct Minimized {
 Minimized minimize(const rc::Shrinkable<Program>& start, const CaseResult& failure, const CaseCheck& check,
                    const ShrinkBudget& budget, const std::function<bool()>& stop = {});
 
+struct FindingReport;
+
 struct CampaignOptions {
   std::string target = "self";  // names the findings and the record
   uint64_t seed = 1;
@@ -75,6 +77,14 @@ struct CampaignOptions {
   // Keys a finding's JSON record must have to be complete (a target that adds keys after the
   // campaign, such as a candidate's "signature"); a record without them is redone on resume.
   std::vector<std::string> complete_record_keys;
+  // What a target adds to each finding once its files are on disk (a candidate's version
+  // history, signature and reproducer), run at once so that the campaign's --time bounds
+  // it too; it rewrites the record. `stop` says the campaign must end: what is not done
+  // then is left out of the record (without its complete_record_keys, redone on resume).
+  std::function<void(FindingReport&, const std::function<bool()>& stop)> complete_finding;
+  // Whether this process writes the progress record (a job of `--jobs N` reports to the
+  // campaign that started it instead, which writes one record for all its jobs).
+  bool write_progress = true;
 };
 
 // Where a campaign with an output directory records, after every finished case, the next
@@ -88,6 +98,14 @@ std::string campaign_progress_text(const CampaignOptions& opts, uint64_t done);
 // The progress records in `dir` (any campaign, any target), as {path, record}; a file that is
 // not JSON is skipped.
 std::vector<std::pair<std::string, nlohmann::json>> campaign_progress_records(const std::string& dir);
+
+// What makes two findings the same (duplicate detection), from a finding's JSON record: its
+// verdict and minimized program (a generator failure: its detail).
+std::string finding_key_of_record(const nlohmann::json& record);
+
+// Removes the files of case k's finding in the campaign's output directory (.halo, .json
+// and whatever a target wrote beside them: TARGET-SEED-K.*).
+void remove_finding_files(const CampaignOptions& opts, uint64_t k);
 
 // Removes the temporaries that write_file_atomically leaves when its process is killed between
 // writing and renaming (`.NAME.tmp.PID`), for every PID that is no longer running.
@@ -123,16 +141,55 @@ struct CampaignSummary {
   // the summary. Every finding in `findings` is on disk complete, the failed one not at all.
   std::string write_error;
   std::exception_ptr write_failure;
+  // --time ran out in the middle of work (a case, a shrink or a finding's completion): the
+  // case in progress was abandoned (not counted; --resume runs it), a shrink kept its best
+  // case so far, an unfinished completion left its finding incomplete (`incomplete`).
+  bool cut_by_time = false;
+  uint64_t incomplete = 0;
+  // Jobs of `--jobs N` that filed findings at the same moment past --max-findings: the
+  // extra findings, dropped (their files removed), lowest case numbers kept.
+  uint64_t dropped_beyond_max = 0;
+  // Where the time went: running cases, shrinking findings, completing them.
+  double case_seconds = 0, shrink_seconds = 0, completion_seconds = 0;
+  // For the progress line: the case being worked on (running, shrinking or completing) and
+  // since when (seconds since the campaign began), and the next case of the shard not yet
+  // finished (what the progress record says).
+  bool working = false;
+  uint64_t current_case = 0;
+  double current_since = 0;
+  std::string current_phase;  // "case", "shrinking", "completing"
+  uint64_t next_case = 0;
   Coverage coverage;
   double cases_per_second() const { return seconds > 0 ? double(cases) / seconds : 0; }
   // {"target", "seed", "shard", "cases", "passed", "vacuous", "findings", "limits", "duplicates",
-  //  "interrupted", "seconds", "cases_per_second", "coverage", "finding_records"}, and when
+  //  "interrupted", "cut_by_time", "incomplete", "seconds", "cases_per_second", "coverage",
+  //  "finding_records"}, and when
   //  resumed "resumed": {"first_case", "earlier_findings"}, after a write failure "write_error"
   nlohmann::json to_json() const;
 };
 
-// Called after each case and each finding, for progress display.
-using ProgressFn = std::function<void(const CampaignSummary&)>;
+// What a progress line shows: the campaign's counts and what it works on now.
+struct CampaignProgress {
+  uint64_t cases = 0, findings = 0, limits = 0;
+  double seconds = 0;
+  // The case being worked on and for how long, in which phase ("case", "shrinking",
+  // "completing"); with several jobs, the one a job has been on longest.
+  bool working = false;
+  uint64_t current_case = 0;
+  double current_for = 0;
+  std::string phase;
+  int jobs = 1;
+  // The next case of the shard not yet finished (UINT64_MAX: the shard is done).
+  uint64_t next_case = 0;
+  double cases_per_second() const { return seconds > 0 ? double(cases) / seconds : 0; }
+  nlohmann::json to_json() const;
+  static CampaignProgress from_json(const nlohmann::json& j);
+};
+CampaignProgress progress_of(const CampaignSummary& s);
+
+// Called when a case starts, after each case and each finding, and when a shrink or a
+// finding's completion begins, for progress display.
+using ProgressFn = std::function<void(const CampaignProgress&)>;
 
 // Runs the campaign. `stop` is polled between cases and between shrink candidates (an
 // interrupted campaign keeps what it found, each finding already on disk). Throws

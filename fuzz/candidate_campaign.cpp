@@ -4,6 +4,8 @@
 #include "fuzz/coverage.hpp"
 #include "interp/input.hpp"
 #include "support/diagnostics.hpp"
+#include "support/json_text.hpp"
+#include "support/output_file.hpp"
 
 #include <fmt/format.h>
 
@@ -33,81 +35,96 @@ CaseResult check_candidate_case(const Candidate& c, const Program& prog, const L
   return r;
 }
 
-nlohmann::json finish_candidate_campaign(CampaignSummary& s, const Candidate& c, const CandidateOptions& opt,
-                                         bool triage, std::string& text) {
+void complete_candidate_finding(FindingReport& f, const Candidate& c, const CandidateOptions& opt,
+                                const std::function<bool()>& stop) {
   namespace fs = std::filesystem;
-  struct Group {
-    std::vector<size_t> findings;
+  if (f.kind == "generator") return;
+  CandidateVerdict v;
+  std::string signature = "unreproduced:" + f.kind;
+  bool reproduced = false;
+  auto write_record = [&] {
+    if (!f.json_file.empty()) write_file_atomically(f.json_file, f.record.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n");
   };
-  std::map<std::string, Group> groups;
-  std::vector<CandidateVersion> installed = c.versions();
+  try {
+    Input in = resolve_input(f.minimized, {});
+    v = c.run_case(f.minimized, in, opt);
+    reproduced = v.finding && v.shrink_kind == f.kind;
+    if (reproduced) {
+      // Its history: the same case on every installed version; the signature names the
+      // versions where it reproduces: the same outcome in the same phase (a compiler's
+      // messages change between versions).
+      std::vector<std::pair<std::string, std::string>> history;
+      std::vector<std::string> where;
+      nlohmann::json versions = nlohmann::json::object();
+      for (const CandidateVersion& cv : c.versions()) {
+        if (stop && stop()) throw ResourceLimit("stopped");
+        CandidateOptions other = opt;
+        other.version = cv.key;
+        CandidateVerdict w = cv.version == v.version ? v : c.run_case(f.minimized, in, other);
+        bool same = w.outcome == v.outcome && w.phase == v.phase;
+        versions[cv.version] = {{"outcome", w.outcome}, {"reproduces", same}};
+        history.emplace_back(cv.version, w.outcome);
+        if (same) where.push_back(cv.key);
+      }
+      signature = fmt::format("{} @{}", v.signature, fmt::join(where, ","));
+      f.record["versions"] = versions;
+      f.record["history"] = version_history_text(history);
+    }
+    if (!f.halo_file.empty() && v.finding) {
+      std::string file = fs::path(f.halo_file).replace_extension(c.reproducer_extension()).string();
+      write_file_atomically(file, c.reproducer(f.minimized, in, v, opt));
+      f.record["cpp"] = fs::path(file).filename().string();
+    }
+  } catch (const InputError&) {
+    throw;  // a file that cannot be written: the campaign stops
+  } catch (const std::exception& e) {
+    // Stopped (a Ctrl-C, or --time: a candidate's wait ends as a limit): what was not run
+    // is not guessed; the finding stays incomplete, and --resume completes it.
+    if (stop && stop()) {
+      f.record.erase("versions");
+      f.record.erase("history");
+      f.record["completion"] = "not done: the campaign was stopped (--time or Ctrl-C) while re-running it; "
+                               "--resume completes it";
+      write_record();
+      return;
+    }
+    f.record["rerun_error"] = e.what();
+  }
+  f.record["signature"] = signature;
+  f.record["reproduced"] = reproduced;
+  f.record["outcome"] = v.outcome.empty() ? std::string("pass") : v.outcome;
+  write_record();
+}
+
+nlohmann::json group_candidate_findings(const CampaignSummary& s, bool triage, std::string& text) {
+  std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < s.findings.size(); ++i) {
-    FindingReport& f = s.findings[i];
-    if (f.kind == "generator") {
-      groups["generator"].findings.push_back(i);
-      continue;
-    }
-    CandidateVerdict v;
-    std::string signature = "unreproduced:" + f.kind;
-    bool reproduced = false;
-    try {
-      Input in = resolve_input(f.minimized, {});
-      v = c.run_case(f.minimized, in, opt);
-      reproduced = v.finding && v.shrink_kind == f.kind;
-      if (reproduced) {
-        // Its history: the same case on every installed version; the signature names the
-        // versions where it reproduces: the same outcome in the same phase (a compiler's
-        // messages change between versions).
-        std::vector<std::pair<std::string, std::string>> history;
-        std::vector<std::string> where;
-        nlohmann::json versions = nlohmann::json::object();
-        for (const CandidateVersion& cv : installed) {
-          CandidateOptions other = opt;
-          other.version = cv.key;
-          CandidateVerdict w = cv.version == v.version ? v : c.run_case(f.minimized, in, other);
-          bool same = w.outcome == v.outcome && w.phase == v.phase;
-          versions[cv.version] = {{"outcome", w.outcome}, {"reproduces", same}};
-          history.emplace_back(cv.version, w.outcome);
-          if (same) where.push_back(cv.key);
-        }
-        signature = fmt::format("{} @{}", v.signature, fmt::join(where, ","));
-        f.record["versions"] = versions;
-        f.record["history"] = version_history_text(history);
-      }
-      if (!f.halo_file.empty() && v.finding) {
-        std::string file = fs::path(f.halo_file).replace_extension(c.reproducer_extension()).string();
-        write_file_atomically(file, c.reproducer(f.minimized, in, v, opt));
-        f.record["cpp"] = fs::path(file).filename().string();
-      }
-    } catch (const std::exception& e) {
-      f.record["rerun_error"] = e.what();
-    }
-    f.record["signature"] = signature;
-    f.record["reproduced"] = reproduced;
-    f.record["outcome"] = v.outcome.empty() ? std::string("pass") : v.outcome;
-    if (!f.json_file.empty()) write_file_atomically(f.json_file, f.record.dump(2) + "\n");
-    groups[signature].findings.push_back(i);
+    const FindingReport& f = s.findings[i];
+    groups[f.kind == "generator"            ? std::string("generator")
+           : f.record.contains("signature") ? f.record["signature"].get<std::string>()
+                                            : std::string("incomplete (--resume completes it)")]
+        .push_back(i);
   }
   nlohmann::json out = nlohmann::json::array();
   text.clear();
   if (triage && !s.findings.empty())
     text += fmt::format("\ntriage: {} failure signature(s) among {} finding(s)\n", groups.size(), s.findings.size());
-  for (const auto& [sig, g] : groups) {
+  for (const auto& [sig, members] : groups) {
     // The representative: the smallest minimized case.
-    size_t best = g.findings.front();
-    for (size_t i : g.findings)
+    size_t best = members.front();
+    for (size_t i : members)
       if (s.findings[i].minimized_chars < s.findings[best].minimized_chars) best = i;
     const FindingReport& rep = s.findings[best];
     std::vector<uint64_t> cases;
-    for (size_t i : g.findings) cases.push_back(s.findings[i].index);
+    for (size_t i : members) cases.push_back(s.findings[i].index);
     out.push_back({{"signature", sig},
-                   {"count", g.findings.size()},
+                   {"count", members.size()},
                    {"cases", cases},
                    {"representative", rep.halo_file.empty() ? nlohmann::json(rep.index) : nlohmann::json(rep.halo_file)}});
     if (!triage) continue;
     std::string where = rep.halo_file.empty() ? fmt::format("case {}", rep.index) : rep.halo_file;
-    text += fmt::format("  [{}] {}\n      representative: {}{}\n", g.findings.size(), sig, where,
-                        g.findings.size() > 1 ? fmt::format(" (cases {})", fmt::join(cases, ", ")) : "");
+    text += fmt::format("  [{}] {}\n      representative: {}{}\n", members.size(), sig, where,
+                        members.size() > 1 ? fmt::format(" (cases {})", fmt::join(cases, ", ")) : "");
   }
   return out;
 }

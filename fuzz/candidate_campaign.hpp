@@ -5,7 +5,8 @@
 // the algorithm and the window shrink while the same classified failure persists. After
 // the campaign every minimized finding gets the candidate's standalone reproducer next to
 // its .halo file, is re-run on every installed version to confirm it reproduces and to
-// give its version history, and the findings are grouped by failure signature (--triage).
+// give its version history (as soon as it is found, so that --time bounds it), and the
+// findings are grouped by failure signature (--triage).
 #pragma once
 
 #include "fuzz/campaign.hpp"
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 
 namespace halo::fuzz {
@@ -24,13 +26,19 @@ namespace halo::fuzz {
 CaseResult check_candidate_case(const Candidate& c, const Program& prog, const Limits& lim,
                                 const CandidateOptions& opt);
 
-// After the campaign: writes FINDING.EXT (the reproducer) next to every finding's .halo
-// file, re-runs each minimized case and records in its JSON record {"signature",
-// "reproduced", "outcome", "versions", "history", "cpp" (the reproducer's file name)};
-// returns the triage, the findings grouped by failure signature with the smallest case of
-// each group as its representative, as JSON and, with `triage`, as text in `text`.
-nlohmann::json finish_candidate_campaign(CampaignSummary& s, const Candidate& c, const CandidateOptions& opt,
-                                         bool triage, std::string& text);
+// A finding's completion, as soon as it is filed (CampaignOptions::complete_finding): writes
+// FINDING.EXT (the reproducer) next to its .halo file, re-runs the minimized case on every
+// installed version and records in its JSON record {"signature", "reproduced", "outcome",
+// "versions", "history", "cpp" (the reproducer's file name)}. When `stop` ends it (the
+// campaign's --time), the record gets {"completion": "not done: ..."} and no signature, so
+// that --resume completes it. Throws InputError when a file cannot be written.
+void complete_candidate_finding(FindingReport& f, const Candidate& c, const CandidateOptions& opt,
+                                const std::function<bool()>& stop);
+
+// After the campaign: the triage, the findings grouped by failure signature with the
+// smallest case of each group as its representative, as JSON and, with `triage`, as text
+// in `text` (a finding not completed is grouped as "incomplete").
+nlohmann::json group_candidate_findings(const CampaignSummary& s, bool triage, std::string& text);
 
 // The triage of a findings directory that many campaigns share (processes, shards, seeds,
 // versions): every JSON record in `dir` that names a signature, grouped by it, the

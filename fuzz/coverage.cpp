@@ -326,4 +326,25 @@ nlohmann::json Coverage::to_json() const {
           {"combinations", c},        {"types", types},          {"operators", operators}};
 }
 
+void Coverage::add_json(const nlohmann::json& j) {
+  // to_json lists every name, reached or not: a zero stays unreached here too.
+  auto add = [&](const char* key, std::map<std::string, uint64_t>& counts) {
+    if (!j.contains(key) || !j[key].is_object()) return;
+    for (const auto& [name, v] : j[key].items())
+      if (v.is_number_unsigned() && v.get<uint64_t>() > 0) counts[name] += v.get<uint64_t>();
+  };
+  add("directives", directives);
+  add("features", features);
+  add("outcomes", outcomes);
+  add("types", types);
+  add("operators", operators);
+  if (j.contains("combinations") && j["combinations"].is_object())
+    for (const auto& [name, v] : j["combinations"].items()) {
+      uint64_t cases = v.value("cases", uint64_t(0)), ran = v.value("ran", uint64_t(0));
+      if (cases == 0) continue;
+      combinations[name].cases += cases;
+      combinations[name].ran += ran;
+    }
+}
+
 }  // namespace halo::fuzz

@@ -58,6 +58,8 @@ struct Coverage {
   //  "directives_reached": "k/n", "features_reached": "k/n", "not_reached": [...],
   //  "combinations": {name: {"cases", "ran"}, ...}, "types": {...}, "operators": {...}}
   nlohmann::json to_json() const;
+  // Adds the counts of another campaign's to_json() (a job of `halo fuzz --jobs N`).
+  void add_json(const nlohmann::json& j);
   // Names of directives and features no case reached.
   std::vector<std::string> not_reached() const;
 };

@@ -43,6 +43,7 @@ std::atomic<int> g_dir_changes{0};
 std::atomic<bool> g_stopping{false};
 std::atomic<uint64_t> g_next_marker{0};
 std::atomic<bool> g_waits_interrupted{false};
+std::atomic<int64_t> g_waits_deadline_ns{0};
 
 // ---- async-signal-safe helpers: open/read/close/kill/unlinkat/rmdir and the getdents64
 // system call, no allocation.
@@ -182,7 +183,18 @@ void kill_all_candidates() {
 }
 
 void set_candidate_waits_interrupted(bool interrupted) { g_waits_interrupted.store(interrupted); }
-bool candidate_waits_interrupted() { return g_waits_interrupted.load(); }
+void set_candidate_waits_deadline(int64_t monotonic_ns) { g_waits_deadline_ns.store(monotonic_ns); }
+
+int64_t monotonic_now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+bool candidate_waits_interrupted() {
+  int64_t deadline = g_waits_deadline_ns.load();
+  return g_waits_interrupted.load() || (deadline > 0 && monotonic_now_ns() >= deadline);
+}
 
 void install_candidate_cleanup() {
   static std::once_flag once;

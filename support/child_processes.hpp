@@ -23,6 +23,7 @@
 #pragma once
 
 #include <signal.h>
+#include <cstdint>
 #include <string>
 #include <vector>
 #include <sys/types.h>
@@ -78,6 +79,11 @@ void kill_all_candidates();
 // keep the user waiting for its whole time limit: with this set, such waits end at once,
 // as interrupted. set_candidate_waits_interrupted is async-signal-safe.
 void set_candidate_waits_interrupted(bool interrupted);
+// The same at a time given in advance: a campaign's --time bounds the whole campaign, the
+// case in progress included. `monotonic_ns` is CLOCK_MONOTONIC in nanoseconds (0: none).
+void set_candidate_waits_deadline(int64_t monotonic_ns);
+int64_t monotonic_now_ns();
+// Interrupted, or the deadline has passed.
 bool candidate_waits_interrupted();
 
 // What the signal handlers do before halo ends: kills every candidate and removes the

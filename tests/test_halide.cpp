@@ -407,10 +407,15 @@ TEST_CASE("Halide: a short fixed-seed campaign, and every finding reproduces fro
   CandidateOptions ho = fast_candidate_options();
   const Candidate& halide_c = halide::halide_candidate();
   Limits lim = fuzz::default_case_limits();
+  opts.complete_finding = [&](fuzz::FindingReport& f, const std::function<bool()>& stop) {
+    fuzz::complete_candidate_finding(f, halide_c, ho, stop);
+  };
+  opts.complete_record_keys = {"signature"};
   fuzz::CampaignSummary s = fuzz::run_campaign(
       opts, [&](const Program& p) { return fuzz::check_candidate_case(halide_c, p, lim, ho); });
+  CHECK(s.incomplete == 0);
   std::string text;
-  nlohmann::json triage = fuzz::finish_candidate_campaign(s, halide_c, ho, true, text);
+  nlohmann::json triage = fuzz::group_candidate_findings(s, true, text);
   INFO(text);
   CHECK(s.cases == 4);
   REQUIRE(s.findings.size() >= 2);
@@ -441,7 +446,7 @@ TEST_CASE("Halide: a short fixed-seed campaign, and every finding reproduces fro
   fuzz::CampaignSummary s2 = fuzz::run_campaign(
       again_opts, [&](const Program& p) { return fuzz::check_candidate_case(halide_c, p, lim, ho); });
   std::string text2;
-  nlohmann::json triage2 = fuzz::finish_candidate_campaign(s2, halide_c, ho, true, text2);
+  nlohmann::json triage2 = fuzz::group_candidate_findings(s2, true, text2);
   std::string dir_text;
   nlohmann::json shared = fuzz::triage_findings_directory(dir.string(), dir_text);
   INFO(dir_text);

@@ -1,5 +1,6 @@
 // Options, Ctrl-C, progress and summaries of `halo fuzz` and `halo comply`: see campaign_cli.hpp.
 #include "tools/campaign_cli.hpp"
+#include "fuzz/campaign_jobs.hpp"
 #include "support/json_text.hpp"
 #include "support/output_file.hpp"
 
@@ -18,7 +19,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <optional>
 #include <set>
 #include <csignal>
@@ -69,16 +73,74 @@ class InterruptGuard {
   bool installed_ = false;
 };
 
+// Redraws the progress line every quarter second from the newest report, so that a case,
+// a shrink or a completion that runs long shows its time growing instead of a frozen line.
+class ProgressTicker {
+ public:
+  ProgressTicker(std::string name, std::ostream& err) : name_(std::move(name)), err_(err) {
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~ProgressTicker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+    err_ << "\r\033[K" << std::flush;
+  }
+  ProgressTicker(const ProgressTicker&) = delete;
+  ProgressTicker& operator=(const ProgressTicker&) = delete;
+  void update(const fuzz::CampaignProgress& p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    latest_ = p;
+    heard_ = std::chrono::steady_clock::now();
+    have_ = true;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!done_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(250));
+      if (done_ || !have_) continue;
+      fuzz::CampaignProgress p = latest_;
+      double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - heard_).count();
+      p.seconds += since;
+      if (p.working) p.current_for += since;
+      err_ << "\r" << progress_line(name_, p) << "\033[K" << std::flush;
+    }
+  }
+  std::string name_;
+  std::ostream& err_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  fuzz::CampaignProgress latest_;
+  std::chrono::steady_clock::time_point heard_;
+  bool have_ = false, done_ = false;
+  std::thread thread_;
+};
+
 std::string outcome_list(const std::map<std::string, uint64_t>& m) {
   std::vector<std::string> parts;
   for (const auto& [k, v] : m) parts.push_back(fmt::format("{} {}", k, v));
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
 }
 
-void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, std::ostream& out) {
-  out << fmt::format("halo {} (target {}): {} cases, seed {}, shard {}/{}, {:.1f} s, {:.1f} cases/s{}\n", c.name,
+void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, int jobs, std::ostream& out) {
+  out << fmt::format("halo {} (target {}): {} cases, seed {}, shard {}/{}, {:.1f} s, {:.1f} cases/s{}{}\n", c.name,
                      s.target, s.cases, s.seed, s.shard, s.shards, s.seconds, s.cases_per_second(),
-                     s.interrupted ? " (interrupted)" : "");
+                     jobs > 1 ? fmt::format(" ({} jobs)", jobs) : "", s.interrupted ? " (interrupted)" : "");
+  if (s.cut_by_time)
+    out << "  --time ran out in the middle of work: the case in progress was left for --resume, a shrink kept its "
+           "smallest case so far\n";
+  if (s.dropped_beyond_max)
+    out << fmt::format("  {} more finding(s), filed by other jobs at the same moment, dropped: --max-findings {}\n",
+                       s.dropped_beyond_max, s.findings.size() + s.earlier_findings);
+  if (s.incomplete)
+    out << fmt::format("  {} finding(s) not completed (re-run on every version, reproducer) before the campaign "
+                       "stopped: --resume DIR completes them\n",
+                       s.incomplete);
   if (!s.write_error.empty())
     out << fmt::format("  stopped: a file of the campaign could not be written: {}\n", s.write_error);
   out << fmt::format("  {} finding(s); {} passed, {} vacuous (the engine gave up: `assert 0`), {} stopped by a "
@@ -169,6 +231,20 @@ int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& 
 }
 
 }  // namespace
+
+std::string progress_line(const std::string& command, const fuzz::CampaignProgress& p) {
+  std::string line = fmt::format("{}: {} cases, {:.1f} cases/s, {} finding(s), {} limit(s), {:.0f} s", command, p.cases,
+                                 p.cases_per_second(), p.findings, p.limits, p.seconds);
+  if (p.jobs > 1) line += fmt::format(", {} jobs", p.jobs);
+  // A moment is what a typical case takes; past it, the line says what holds the campaign.
+  if (p.working && p.current_for >= 2) {
+    if (p.phase == "shrinking") line += fmt::format("; shrinking case {} for {:.0f} s", p.current_case, p.current_for);
+    else if (p.phase == "completing")
+      line += fmt::format("; re-running case {} on every version for {:.0f} s", p.current_case, p.current_for);
+    else line += fmt::format("; case {} running for {:.0f} s", p.current_case, p.current_for);
+  }
+  return line;
+}
 
 std::pair<uint64_t, uint64_t> parse_shard(const std::string& s) {
   size_t slash = s.find('/');
@@ -379,6 +455,11 @@ void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o) {
   cmd->add_option("--resume", o.resume_dir,
                   "continue the campaign whose findings are in DIR after its last finished case (same seed and "
                   "shard; --cases and --time bound the continuation)");
+  cmd->add_option("--jobs", o.jobs,
+                  fmt::format("run the campaign as N processes, each a shard of it, into one findings directory "
+                              "(default: every core, {} here); the cases are the same whatever N is",
+                              fuzz::available_cores()))
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--replay", o.replay, "check these .halo files instead of generating cases (repeatable)");
   cmd->add_flag("--shrink", o.shrink,
                 "with --replay: shrink each file that is a finding again (structural reductions, the shrink budget), "
@@ -413,6 +494,7 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   opts.reproduce = c.reproduce;
   opts.record_extra = c.record_extra;
   opts.generator = c.generator;
+  opts.complete_finding = c.complete_finding;
   opts.complete_record_keys = c.complete_record_keys;
   opts.identity = campaign_identity(o, opts.cases);
   if (!o.resumed_record.is_null()) {
@@ -423,8 +505,29 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
     opts.out_dir = o.resume_dir;
     opts.progress_path = o.resumed_path;
     if (j.contains("options")) opts.identity = j["options"];
-    if (j.value("finished", false)) opts.cases = opts.first_case;  // nothing left in this shard
+    // Nothing left in this shard (a record of jobs says so per job: JobsOptions below).
+    if (j.value("finished", false) && !j.contains("next_cases")) opts.cases = opts.first_case;
   }
+  // The jobs: a resumed campaign keeps the division it was recorded with (the cases are the
+  // same whatever it is; which job is where is not); replays and fuzzer inputs run here.
+  fuzz::JobsOptions jobs;
+  jobs.jobs = o.jobs > 0 ? o.jobs : fuzz::available_cores();
+  if (!o.resumed_record.is_null()) {
+    const nlohmann::json& j = o.resumed_record;
+    int recorded = j.contains("next_cases") && j["next_cases"].is_array() ? int(j["next_cases"].size()) : 1;
+    if (o.jobs > 0 && o.jobs != recorded)
+      err << fmt::format("halo {}: note: continuing as the {} job(s) the campaign was recorded with (--jobs {} "
+                         "ignored)\n",
+                         c.name, recorded, o.jobs);
+    jobs.jobs = recorded;
+    if (recorded > 1)
+      for (const auto& n : j["next_cases"])
+        jobs.next_cases.push_back(n.is_number_unsigned() ? std::optional<uint64_t>(n.get<uint64_t>()) : std::nullopt);
+  }
+  if (!opts.inputs.empty()) jobs.jobs = 1;
+  // The jobs' shards are I + N·j of N·J: a division that does not fit in 64 bits runs here.
+  uint64_t job_shards = 0;
+  if (__builtin_mul_overflow(opts.shards, uint64_t(jobs.jobs), &job_shards)) jobs.jobs = 1;
   for (const std::string& file : o.fuzzer_inputs) {
     std::string text = read_source_file(file);  // refuses directories and devices
     std::vector<uint8_t> bytes(text.begin(), text.end());
@@ -432,21 +535,20 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   }
 
   // The progress line: only for a person watching (stderr is a terminal).
-  bool show_progress = &err == &std::cerr && isatty(STDERR_FILENO);
-  auto last = std::chrono::steady_clock::now();
-  auto progress = [&](const fuzz::CampaignSummary& s) {
-    if (!show_progress) return;
-    auto now = std::chrono::steady_clock::now();
-    if (now - last < std::chrono::milliseconds(200)) return;
-    last = now;
-    err << fmt::format("\rhalo {}: {} cases, {:.1f} cases/s, {} finding(s), {} limit(s), {:.0f} s\033[K", c.name,
-                       s.cases, s.cases_per_second(), s.findings.size(), s.limits, s.seconds)
-        << std::flush;
+  std::optional<ProgressTicker> ticker;
+  if (&err == &std::cerr && isatty(STDERR_FILENO)) ticker.emplace("halo " + c.name, err);
+  auto progress = [&](const fuzz::CampaignProgress& p) {
+    if (!ticker) return;
+    fuzz::CampaignProgress shown = p;
+    shown.jobs = jobs.jobs;
+    ticker->update(shown);
   };
   InterruptGuard guard;
-  fuzz::CampaignSummary s = fuzz::run_campaign(
-      opts, [&](const Program& p) { return c.check(p, lim); }, [&] { return guard.interrupted(); }, progress);
-  if (show_progress) err << "\r\033[K" << std::flush;
+  auto check = [&](const Program& p) { return c.check(p, lim); };
+  auto interrupted = [&] { return guard.interrupted(); };
+  fuzz::CampaignSummary s = jobs.jobs > 1 ? fuzz::run_campaign_jobs(opts, jobs, check, interrupted, progress)
+                                          : fuzz::run_campaign(opts, check, interrupted, progress);
+  ticker.reset();
   if (s.interrupted) err << fmt::format("halo {}: interrupted; {} finding(s) kept\n", c.name, s.findings.size());
   nlohmann::json extra_json = nlohmann::json::object();
   std::string extra_text;
@@ -464,7 +566,7 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
     for (const auto& [k, v] : extra_json.items()) j[k] = v;
     out << j.dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
   } else {
-    print_summary(s, c, out);
+    print_summary(s, c, jobs.jobs, out);
     out << extra_text;
   }
   // A finding or the progress could not be written: the summary above says what is on disk;

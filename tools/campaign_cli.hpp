@@ -33,6 +33,7 @@ struct CampaignCliOptions {
   bool shrink = false;                     // --replay FILE --shrink: minimize each replayed finding again
   std::vector<std::string> fuzzer_inputs;  // libFuzzer inputs to run as the campaign's cases
   std::string resume_dir;                  // --resume DIR
+  int jobs = 0;                            // --jobs N (0: every core)
   // The command the options belong to, and the names of its options that make a campaign
   // this one (seed, cases, shard, shrink budget, limits, and the command's own: target,
   // engine, generator...): recorded in the progress file, restored by --resume.
@@ -55,6 +56,10 @@ void resume_recorded_campaign(CampaignCliOptions& o, const std::string& command)
 // The recorded options of the campaign the options describe (its identity).
 nlohmann::json campaign_identity(const CampaignCliOptions& o, uint64_t effective_cases);
 
+// The progress line of a campaign on a terminal: counts, speed, and the case a job has been
+// on longest when that is more than a moment ("case 57 running for 12 s").
+std::string progress_line(const std::string& command, const fuzz::CampaignProgress& p);
+
 // --shard I/N as numbers (InputError when malformed).
 std::pair<uint64_t, uint64_t> parse_shard(const std::string& s);
 
@@ -69,12 +74,15 @@ struct CampaignCommand {
   // The candidate judges directives outside fig. 2.11 (Halide's own): a replayed file's
   // schedule is checked with schedule_formal_part, not schedule_pipeline.
   bool candidate_directives = false;
-  // Optional, run on the finished campaign before its summary is printed: a target may
-  // write more files per finding (Halide's C++ reproducers) and add keys to the JSON
-  // summary (`json`) and lines to the text summary (`text`).
+  // Optional, run on the finished campaign before its summary is printed: a target may add
+  // keys to the JSON summary (`json`) and lines to the text summary (`text`), such as its
+  // triage; the work per finding belongs in complete_finding, which --time bounds.
   std::function<void(fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text)> finish;
-  // Keys `finish` adds to every finding's record: a record without them was left by a
-  // killed campaign, and --resume redoes its case (fuzz::CampaignOptions).
+  // Optional, run on each finding as soon as it is filed (fuzz::CampaignOptions::complete_finding):
+  // a candidate's version history, signature and reproducer.
+  std::function<void(fuzz::FindingReport&, const std::function<bool()>& stop)> complete_finding;
+  // Keys `complete_finding` adds to every finding's record: a record without them was left
+  // by a killed or timed-out campaign, and --resume redoes its case (fuzz::CampaignOptions).
   std::vector<std::string> complete_record_keys;
 };
 

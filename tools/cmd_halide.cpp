@@ -165,7 +165,8 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
   fuzz->add_flag("--no-memcheck", f.no_memcheck,
                  "with --target halide: skip the traced run that checks every load and store of every func");
   fuzz->add_option("--halide-timeout", f.halide_timeout,
-                   "with --target halide: seconds Halide may take to compile and run one case (more is a hang)")
+                   "with --target halide: seconds Halide may take to compile and run one case (more is a hang; "
+                   "`halo oracle` waits 60 s, a campaign 10 s by default)")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   fuzz->add_flag("--triage", f.triage,
                  "with --target halide: group the findings by failure signature, one representative each");
@@ -219,9 +220,12 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
     c.record_extra["generator"] = {{"name", "semantics"}};
   }
   bool triage = f.triage;
-  c.complete_record_keys = {"signature"};  // written by finish_candidate_campaign
-  c.finish = [candidate, opt, triage, findings_dir](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
-    nlohmann::json groups = fuzz::finish_candidate_campaign(s, *candidate, opt, triage, text);
+  c.complete_record_keys = {"signature"};  // written by complete_candidate_finding
+  c.complete_finding = [candidate, opt](fuzz::FindingReport& f, const std::function<bool()>& stop) {
+    fuzz::complete_candidate_finding(f, *candidate, opt, stop);
+  };
+  c.finish = [triage, findings_dir](fuzz::CampaignSummary& s, nlohmann::json& json, std::string& text) {
+    nlohmann::json groups = fuzz::group_candidate_findings(s, triage, text);
     if (!triage) return;
     json["triage"] = groups;
     // Campaigns sharing the directory (other processes, shards, seeds or versions):
