@@ -14,6 +14,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
+#include <tuple>
 
 namespace halo::fuzz {
 
@@ -71,6 +73,10 @@ class Builder {
   std::string build() {
     two_d_ = chance(w_["two_d"]);
     int n = 2 + small_int(0, c_.max_funcs - 2);
+    if (chance(w_["long_chain"])) {
+      pyramid_ = true;
+      n = std::max(n, 5 + small_int(0, 1));
+    }
     use_param_ = chance(w_["specialize"]);
     // No draw at weight 0: the untyped cases of a seed stay what they were before types.
     typed_ = w_["typed"] > 0 && chance(w_["typed"]);
@@ -98,7 +104,9 @@ class Builder {
  private:
   const HalideGenConfig& c_;
   const HalideGenWeights& w_;
-  bool two_d_ = true, use_param_ = false, typed_ = false;
+  bool two_d_ = true, use_param_ = false, typed_ = false, pyramid_ = false;
+  // The output's x vectorized whole: its realization's x is (min, length), as bounded.
+  std::optional<std::pair<int, int>> whole_x_;
   int sibling_ = -1;  // funcs sibling_ and sibling_ + 1 both feed sibling_ + 2; -1: none
   std::vector<Func> funcs_;
   std::vector<std::pair<int, std::string>> directives_;  // (phase, text)
@@ -107,22 +115,28 @@ class Builder {
 
   std::string args() const { return two_d_ ? "x, y" : "x"; }
 
-  // A read of func `g` near (x, y): offsets -2..2, now and then through x / 2 or 2 * x.
+  // A read of func `g` near (x, y): offsets -2..2, now and then through x / 2 or 2 * x (half
+  // the reads of a pyramid), at a negative stride (c - x), or transposed (g[y, x]).
   std::string read(const std::string& g) {
     auto coord = [&](const char* v) {
+      if (chance(w_["flip"])) return fmt::format("{} - {}", small_int(-2, 6), v);
       int d = small_int(-2, 2);
       std::string base = v;
-      if (chance(w_["resample"])) base = small_int(0, 1) ? fmt::format("{} / 2", v) : fmt::format("2 * {}", v);
+      if (chance(pyramid_ ? 50 : w_["resample"])) base = small_int(0, 1) ? fmt::format("{} / 2", v) : fmt::format("2 * {}", v);
       return d == 0 ? base : fmt::format("{} {} {}", base, d > 0 ? '+' : '-', std::abs(d));
     };
     if (!two_d_) return fmt::format("{}[{}]", g, coord("x"));
     std::string y = coord("y");
-    return fmt::format("{}[{}, {}]", g, coord("x"), y);
+    std::string x = coord("x");
+    if (chance(w_["transpose"])) std::swap(x, y);
+    return fmt::format("{}[{}, {}]", g, x, y);
   }
 
   // The first func: a pattern over x and y (an input image), small integers.
   std::string source_value() {
     int a = small_int(-3, 5), b = small_int(-3, 5), k = small_int(0, 9);
+    // A pyramid's upsampled coordinates grow with its depth: its values are kept small.
+    if (pyramid_ && k == 0) k = 1;
     std::string e = two_d_ ? fmt::format("x * {} + y * {}", a, b) : fmt::format("x * {}", a);
     if (k > 0) e = fmt::format("({}) % {}", e, k + 7);
     if (use_param_ && chance(30)) e = fmt::format("{} + p", e);
@@ -205,16 +219,23 @@ class Builder {
     return f;
   }
 
-  std::string tail() {
-    if (chance(w_["predicate_tail"])) return pick(std::vector<std::string>{"predicate", "predicate_loads", "predicate_stores", "auto"});
+  // `bounded`: the stage's func has an explicit bound, which PredicateLoads must not meet:
+  // its stores are not predicated, so Halide rightly asks for a rounded-up region and the
+  // bound fails its check, while halo's rules read the tail as guard.
+  std::string tail(bool bounded = false) {
+    if (chance(w_["predicate_tail"])) {
+      std::string t = pick(std::vector<std::string>{"predicate", "predicate_loads", "predicate_stores", "auto"});
+      return bounded && t == "predicate_loads" ? "predicate_stores" : t;
+    }
     return pick(std::vector<std::string>{"guard", "shift", "round"});
   }
 
   // `wide`: the split may draw 16 to 64 lanes (typed cases, the output's pure stage only: a
   // producer computed inside a vectorized loop of its consumer and vectorized 64 wide
   // itself takes Halide minutes to compile, which a campaign would report as a hang).
-  std::string split_text(const std::string& loop, const char* outer, const char* inner, bool wide = false) {
-    std::string strategy = tail();
+  std::string split_text(const std::string& loop, const char* outer, const char* inner, bool wide = false,
+                         bool bounded = false) {
+    std::string strategy = tail(bounded);
     // typed_ is false in every case drawn at weight typed=0: no draw is added there.
     int factor = typed_ && wide && chance(w_["wide_vector"]) ? 16 << small_int(0, 2)
                                                             : 1 + small_int(0, c_.max_factor - 1);
@@ -295,12 +316,19 @@ class Builder {
         std::swap(loops[1], loops[2]);
       }
     }
+    // The output's whole x, bounded to a few points, vectorized: a vector of 1 to 8 lanes.
+    if (!sx && &f == &funcs_.back() && chance(w_["vectorize_whole"])) {
+      int lanes = pick(std::vector<int>{1, 2, 3, 4, 5, 7, 8});
+      whole_x_ = std::pair{small_int(-3, 3), lanes};
+      add(DirectiveKind::Bound, fmt::format("bound({}, x, {}, {})", f.name, whole_x_->first, lanes));
+      add(DirectiveKind::Traverse, fmt::format("traverse({}, vectorized)", loop("x")));
+    }
     if (sx && chance(w_["vectorize"])) add(DirectiveKind::Traverse, fmt::format("traverse({}, vectorized)", loop("xi")));
     else if (chance(w_["unroll"]) && (sx || sy)) add(DirectiveKind::Traverse, fmt::format("traverse({}, unrolled)", loop(sx ? "xi" : "yi")));
     if (chance(w_["parallel"])) add(DirectiveKind::Traverse, fmt::format("traverse({}, parallel)", loop(loops.front())));
     if (f.has_update) {
       if (chance(w_["update_split"])) {
-        add(DirectiveKind::Split, split_text(loop("x", 1), "xo", "xi"));
+        add(DirectiveKind::Split, split_text(loop("x", 1), "xo", "xi", false, whole_x_ && &f == &funcs_.back()));
         if (chance(w_["vectorize"])) add(DirectiveKind::Traverse, fmt::format("traverse({}, vectorized)", loop("xi", 1)));
       }
       if (f.update_has_rdom_loop && chance(w_["rfactor"])) add(DirectiveKind::Rfactor, fmt::format("rfactor({}, u)", loop("r", 1)));
@@ -316,6 +344,14 @@ class Builder {
     // The nearest consumer that is not inlined: an inlined func's reads stand in its own
     // consumer, whose loops `loops` still holds.
     std::string consumer_name = funcs_.back().name;
+    // Where the consumer was computed (compute_at): the func whose loops hold it, those
+    // loops, and the index of the loop; a producer may be computed at that same loop.
+    struct Placement {
+      std::string in;
+      std::vector<std::string> loops;
+      size_t at = 0;
+    };
+    std::optional<Placement> consumer_placed;
     for (int i = int(funcs_.size()) - 2; i >= 0; --i) {
       const Func& consumer = funcs_[size_t(i + 1)];
       const Func& producer = funcs_[size_t(i)];
@@ -331,19 +367,29 @@ class Builder {
       if (sibling_ >= 0 && i == sibling_ + 1) {
         loops = schedule_loops(producer);
         fused_loop = loops.front();
+        consumer_placed.reset();
         continue;
       }
       if (i == sibling_) {
         loops = schedule_loops(producer);
+        consumer_placed.reset();
         add(DirectiveKind::ComputeWith, fmt::format("compute_with(<{}, 0, 0, {}>, <{}, 0, 0, {}>)", producer.name, loops.front(),
                                           consumer.name, fused_loop));
         continue;
       }
       if (i + 1 == sibling_ || chance(w_["compute_root"])) {
         loops = schedule_loops(producer);
+        consumer_placed.reset();
         continue;
       }
       size_t at = chance(w_["compute_inner"]) ? loops.size() - 1 : size_t(small_int(0, int(loops.size()) - 1));
+      // Computed where its consumer is computed (the consumer's consumer's loop), so that two
+      // funcs of the chain share one loop, each with its own storage level.
+      if (consumer_placed && chance(w_["shared_level"])) {
+        placed_in = consumer_placed->in;
+        loops = consumer_placed->loops;
+        at = chance(50) ? consumer_placed->at : size_t(small_int(0, int(consumer_placed->at)));
+      }
       auto loop = [&](size_t k) { return fmt::format("<{}, 0, 0, {}>", placed_in, loops[k]); };
       add(DirectiveKind::ComputeAt, fmt::format("compute_at({}, {})", producer.name, loop(at)));
       bool stored_above = false;
@@ -354,10 +400,20 @@ class Builder {
         stored_above = true;
       } else {
         add(DirectiveKind::StoreAt, fmt::format("store_at({}, {})", producer.name, loop(at)));
+        // Stored where it is computed, its storage hoisted further out (Halide 19 and later).
+        if (at > 0 && chance(w_["hoist_storage"]))
+          add(DirectiveKind::HoistStorage,
+              fmt::format("hoist_storage({}, {})", producer.name, loop(size_t(small_int(0, int(at) - 1)))));
       }
+      consumer_placed = Placement{placed_in, loops, at};
       if (stored_above && chance(w_["fold_storage"]))
         add(DirectiveKind::FoldStorage, fmt::format("fold_storage({}, {}, {})", producer.name, two_d_ ? "y" : "x", 1 << small_int(1, 3)));
-      if (chance(w_["async"])) add(DirectiveKind::Async, fmt::format("async({})", producer.name));
+      // An async producer whose storage is folded (explicitly, or by Halide itself when it is
+      // stored above its compute level) hangs Halide when the fold is too small, instead of
+      // failing its fold check: halide/Halide#3293, open, found again and again by every
+      // campaign (docs/findings). By default async goes only where nothing is folded.
+      if (chance(w_["async"]) && (!stored_above || chance(w_["async_folded"])))
+        add(DirectiveKind::Async, fmt::format("async({})", producer.name));
       loops = schedule_loops(producer);
     }
   }
@@ -371,7 +427,9 @@ class Builder {
       }
     };
     int xl = extent(c_.max_window);
-    std::string window = fmt::format("({}, {})", small_int(-3, 3), xl);
+    int xm = small_int(-3, 3);
+    if (whole_x_) std::tie(xm, xl) = *whole_x_;
+    std::string window = fmt::format("({}, {})", xm, xl);
     if (two_d_) {
       int yl = extent(std::max(1, std::min(c_.max_window, c_.max_points / xl)));
       window += fmt::format(", ({}, {})", small_int(-3, 3), yl);

@@ -3,6 +3,11 @@
 // semantics generator's corners (big integers, scatters, error values) that Halide either
 // cannot represent in Int32 or rejects.
 //
+// Besides, shapes where bugs fixed in Halide after 21.0.0 live (bench/recall/bugs.json):
+// pyramids of five or six funcs, reads at negative strides and transposed, the output's
+// whole x vectorized at a width of 1 to 8 lanes, two funcs of a chain computed at one loop
+// with different storage levels, and storage hoisted with hoist_storage.
+//
 // A case is a chain of stencils over shared x, y (each func reads the previous one, and
 // sometimes the one before, at small offsets, through a downsample x / 2 or an upsample
 // 2 * x now and then), some funcs with an update reducing over an rdom (with predicates),
@@ -64,10 +69,19 @@ struct HalideGenWeights {
       {"store_outer", 35},     // ... at an outer loop of the consumer (a sliding window)
       {"fold_storage", 15},    // a producer stored above its compute level is folded
       {"async", 10},           // a producer computed at a loop is async
+      {"async_folded", 0},     // ... also when its storage is folded: the known hang halide/Halide#3293
       {"update_split", 50},    // an update's pure x is split
       {"rfactor", 30},         // an update's rdom loop is rfactor'ed
       {"compute_with", 8},     // two sibling producers of one consumer are fused (compute_with)
       {"specialize", 10},      // the output is specialized on a parameter
+      // Shapes of bugs known from Halide's history (bench/recall/): issue 32.
+      {"long_chain", 20},      // a chain of 5 or 6 funcs, half its reads down- or upsampled (a pyramid)
+      {"flip", 10},            // a read at a negative stride (c - x): flipped, reversed vector loads
+      {"transpose", 8},        // a 2-D read with x and y exchanged
+      {"vectorize_whole", 35}, // the output's x, when not split, bounded to 1..8 points and vectorized (one-lane, odd widths)
+      {"shared_level", 25},    // a producer computed at the same loop as its consumer (both in the consumer's
+                               // consumer), stored at another level: the sliding-window chains of Halide #8140
+      {"hoist_storage", 12},   // a producer's storage hoisted (hoist_storage) to an outer loop of its consumer
       // Halide's types: a u8/u16/i16 image, widened, computed, narrowed back. Off by default
       // so that the seeds and fuzzer inputs of earlier campaigns still denote their cases
       // (`--weight typed=50` draws half the cases typed).

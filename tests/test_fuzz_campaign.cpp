@@ -119,7 +119,7 @@ TEST_CASE("campaign: the libFuzzer-style target replays a seed corpus", "[fuzz][
   fs::remove_all(dir);
 }
 
-// The Halide decoder (HALO_FUZZ_CASES_HALIDE): case 37 of campaign seed 3 of the Halide
+// The Halide decoder (HALO_FUZZ_CASES_HALIDE): case 348 of campaign seed 3 of the Halide
 // generator (`halo fuzz --target halide@14 --seed 3`) crashes Halide 14's compiler and
 // passes in 19 and 21 (its record's history). The target aborts on it against 14 alone,
 // and `halo fuzz --fuzzer-input` classifies it the same way.
@@ -129,7 +129,7 @@ TEST_CASE("campaign: the libFuzzer-style Halide target aborts on a Halide findin
   fs::path input = dir / "input";
   {
     std::ofstream bytes(input, std::ios::binary);
-    const std::string hex = "03000000000000002500000000000000657361636f6c616800000000000000004a";
+    const std::string hex = "03000000000000005c01000000000000657361636f6c6168000000000000000060";
     for (size_t i = 0; i + 1 < hex.size(); i += 2) bytes.put(char(std::stoi(hex.substr(i, 2), nullptr, 16)));
   }
   const std::string target = HALO_FUZZ_HALIDE_TARGET;

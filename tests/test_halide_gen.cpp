@@ -175,3 +175,41 @@ TEST_CASE("halide generator: compute_with fuses two sibling producers that neith
     CHECK_FALSE(has_directive(p, "compute_at(" + b + ","));
   }
 }
+
+TEST_CASE("halide generator: the shapes of bugs from Halide's history (bench/recall)", "[fuzz][halide-gen][recall]") {
+  fuzz::HalideGenWeights w;
+  const int n = 300;
+  std::map<std::string, int> reached;
+  const std::regex flip(R"(\[-?\d+ - [xy][\],])");
+  const std::regex transposed(R"(f\d+\[[^\[\],]*y[^\[\],]*, [^\[\],]*x[^\[\],]*\])");
+  for (int k = 0; k < n; ++k) {
+    Program p = fuzz::generate_halide_case(fuzz::campaign_case(21, uint64_t(k)), w).value();
+    std::string text = print_program(p);
+    INFO(text);
+    REQUIRE(validate_program(p).empty());
+    REQUIRE_NOTHROW(schedule_formal_part(p));
+    if (p.pipeline.funcs.size() >= 5) ++reached["a chain of five funcs or more"];
+    if (std::regex_search(text, flip)) ++reached["a read at a negative stride"];
+    if (std::regex_search(text, transposed)) ++reached["a transposed read"];
+    if (has_directive(p, "hoist_storage")) ++reached["hoist_storage"];
+    const std::string out = p.pipeline.funcs.back().name.text;
+    if (has_directive(p, "traverse(<" + out + ", 0, 0, x>, vectorized)") && has_directive(p, "bound(" + out + ", x,"))
+      ++reached["the output's whole x vectorized"];
+    // Two funcs computed at one loop, stored at different levels (Halide #8140's shape).
+    std::map<std::string, std::vector<std::string>> at_loop;  // loop → funcs computed there
+    if (p.schedule)
+      for (const Directive& d : *p.schedule)
+        if (d.kind == DirectiveKind::ComputeAt) at_loop[print_loop_name(d.loop)].push_back(d.func.text);
+    for (const auto& [loop, fs] : at_loop)
+      if (fs.size() >= 2) {
+        ++reached["two funcs computed at one loop"];
+        break;
+      }
+  }
+  for (const auto& [pattern, count] : reached) UNSCOPED_INFO(pattern << ": " << count);
+  for (const char* pattern : {"a chain of five funcs or more", "a read at a negative stride", "a transposed read",
+                              "hoist_storage", "the output's whole x vectorized", "two funcs computed at one loop"}) {
+    INFO(pattern);
+    CHECK(reached[pattern] * 50 >= n);  // in at least one case of fifty
+  }
+}
