@@ -46,14 +46,6 @@ std::string absolute_path(const std::string& path) {
   return ec ? path : p.string();
 }
 
-std::string read_whole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(Diagnostic{path, {}, "cannot read file"});
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 [[noreturn]] void bad(const std::string& origin, const std::string& message) {
   throw InputError(Diagnostic{origin, {}, message});
 }

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Cases per CPU-second of `halo fuzz --target halide@V`, two configurations side by side.
+
+Why: issue 32 asks for campaigns at the compiler's speed, measured against the campaign as
+it was, with the same checks (the memory check stays on). A campaign's CPU is mostly its
+Halide workers', which are processes of their own: this script samples the CPU time of the
+campaign's whole process tree from /proc (every 0.2 s, so a worker that dies keeps what it
+used until its last sample) and divides the cases the campaign ran by it.
+
+The configurations alternate (A, B, A, B, ...) over the seeds, so that a machine whose
+load changes during the run weighs on both alike.
+
+  bench/campaign_throughput.py --halo build/halo --time 120 --seeds 1 2 3
+  bench/campaign_throughput.py --before "--jobs 1 --halide-timeout 60 --weight async_folded=100" --after "--jobs 1"
+
+Standard library only.
+"""
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(root, seen):
+    """Adds the CPU seconds of `root` and its descendants to `seen` (pid -> seconds)."""
+    parents = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / TICKS)
+    alive = {root}
+    changed = True
+    while changed:
+        changed = False
+        for pid, (ppid, _) in parents.items():
+            if ppid in alive and pid not in alive:
+                alive.add(pid)
+                changed = True
+    for pid in alive:
+        if pid in parents:
+            seen[pid] = max(seen.get(pid, 0.0), parents[pid][1])
+
+
+def campaign(halo, version, seed, seconds, extra):
+    cmd = [halo, "fuzz", "--target", f"halide@{version}", "--seed", str(seed), "--time", str(seconds), "--json"]
+    cmd += shlex.split(extra)
+    seen = {}
+    start = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    while p.poll() is None:
+        tree_cpu(p.pid, seen)
+        time.sleep(0.2)
+    out = p.stdout.read()
+    wall = time.monotonic() - start
+    summary = json.loads(out) if out.strip() else {}
+    cpu = sum(seen.values())
+    return {"seed": seed, "cases": summary.get("cases", 0), "findings": summary.get("findings", 0),
+            "cpu_seconds": round(cpu, 2), "wall_seconds": round(wall, 2),
+            "cases_per_cpu_second": round(summary.get("cases", 0) / cpu, 3) if cpu > 0 else 0.0,
+            "outcomes": summary.get("coverage", {}).get("outcomes", {})}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--halo", default="build/halo")
+    ap.add_argument("--halide", default="21", help="the Halide major version")
+    ap.add_argument("--time", type=float, default=120, help="seconds per campaign")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--before", default="--jobs 1 --halide-timeout 60 --weight async_folded=100",
+                    help="the campaign as it was (issue 32): one process, a 60 s Halide timeout, async folded")
+    ap.add_argument("--after", default="--jobs 1", help="the campaign now, on one core for a per-CPU comparison")
+    ap.add_argument("--json", help="write the rows here")
+    a = ap.parse_args()
+    rows = []
+    for seed in a.seeds:
+        for label, extra in (("before", a.before), ("after", a.after)):
+            r = campaign(a.halo, a.halide, seed, a.time, extra)
+            r["config"] = label
+            rows.append(r)
+            print(f"{label:6} seed {seed}: {r['cases']} cases, {r['cpu_seconds']} CPU s, "
+                  f"{r['cases_per_cpu_second']} cases/CPU-s, {r['findings']} finding(s)", file=sys.stderr)
+    totals = {}
+    for label in ("before", "after"):
+        cases = sum(r["cases"] for r in rows if r["config"] == label)
+        cpu = sum(r["cpu_seconds"] for r in rows if r["config"] == label)
+        totals[label] = {"cases": cases, "cpu_seconds": round(cpu, 2),
+                         "cases_per_cpu_second": round(cases / cpu, 3) if cpu else 0.0}
+    ratio = totals["after"]["cases_per_cpu_second"] / totals["before"]["cases_per_cpu_second"] \
+        if totals["before"]["cases_per_cpu_second"] else float("nan")
+    print("| config | flags | cases | CPU s | cases per CPU-second |")
+    print("|---|---|---|---|---|")
+    for label, flags in (("before", a.before), ("after", a.after)):
+        t = totals[label]
+        print(f"| {label} | `{flags}` | {t['cases']} | {t['cpu_seconds']} | {t['cases_per_cpu_second']} |")
+    print(f"\nratio after/before: {ratio:.2f} (seeds {' '.join(map(str, a.seeds))}, {a.time:g} s each, Halide {a.halide})")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"rows": rows, "totals": totals, "ratio": ratio}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
