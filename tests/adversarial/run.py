@@ -59,9 +59,11 @@ def candidate_processes(halo_pid):
     return found
 
 
-def kernel_dirs():
-    tmp = tempfile.gettempdir()
-    return {n for n in os.listdir(tmp) if n.startswith("halo-kernel")}
+def kernel_dirs(tmp):
+    try:
+        return {n for n in os.listdir(tmp) if n.startswith("halo-kernel")}
+    except OSError:
+        return set()
 
 
 class Row:
@@ -416,19 +418,22 @@ def rows(halo, d):
 
 
 def run_row(row):
-    before = kernel_dirs()
+    # Each row gets a temporary folder of its own (unless it sets TMPDIR itself): what a row
+    # leaves there is its own, whatever other tests running beside it make in /tmp.
+    row_tmp = tempfile.mkdtemp(prefix="halo-adversarial-")
+    env = dict(os.environ)
+    env["TMPDIR"] = row_tmp
+    for k, v in (row.env or {}).items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
+    watched = env.get("TMPDIR", tempfile.gettempdir())
+    before = kernel_dirs(watched)
     usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     # halo keeps ignoring SIGINT when it inherits that (nohup, a background job of a
     # non-interactive shell), so each row starts with the default action, as from a terminal.
-    env = None
-    if row.env:
-        env = dict(os.environ)
-        for k, v in row.env.items():
-            if v is None:
-                env.pop(k, None)
-            else:
-                env[k] = v
     p = subprocess.Popen(row.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     if row.signal_after:
@@ -454,7 +459,8 @@ def run_row(row):
     left = candidate_processes(p.pid)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    leaked = kernel_dirs() - before
+    leaked = kernel_dirs(watched) - before
+    shutil.rmtree(row_tmp, ignore_errors=True)
     text = (out + err).decode("utf-8", "replace")
     problems = []
     if hung:

@@ -4,6 +4,7 @@
 #include "candidates/halide/jit.hpp"
 
 #include <Halide.h>
+#include <cpuid.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -560,8 +561,28 @@ void schedule(Built& b, const HalidePlan& plan) {
 }
 
 
+// Halide 14 and 19 take a CPU with AVX512-BF16 and AVX-VNNI for a Sapphire Rapids (AMD's Zen 5
+// has both) and then use AVX512-FP16 instructions, which such a CPU lacks: every vectorized
+// case died of SIGILL, a crash of Halide's host detection rather than of the case (Halide
+// 21 knows Zen 5). halo leaves that feature out of the host target when the CPU lacks
+// AVX512-FP16 (CPUID leaf 7, EDX bit 23), and says so in the target's name, which every
+// report shows.
+bool cpu_has_avx512_fp16() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && ((d >> 23) & 1u);
+}
+
+std::string g_host_note;  // what halo changed in the host target Halide detected ("": nothing)
+
 Halide::Target target_of(const std::string& t) {
-  return t == "host" || t.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(t);
+  if (!(t == "host" || t.empty())) return Halide::Target(t);
+  Halide::Target host = Halide::get_jit_target_from_environment();
+  if (host.has_feature(Halide::Target::AVX512_SapphireRapids) && !cpu_has_avx512_fp16()) {
+    host = host.without_feature(Halide::Target::AVX512_SapphireRapids);
+    g_host_note = " (halo left out avx512_sapphirerapids, which this Halide detects on a CPU without AVX512-FP16: "
+                  "its code dies of SIGILL there)";
+  }
+  return host;
 }
 
 void install_handlers(Context& ctx, bool memcheck) {
@@ -587,7 +608,7 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
     for (auto& [name, f] : b.funcs) f.trace_loads().trace_stores().trace_realizations();
   Halide::Pipeline p(out);
   Halide::Target t = target_of(opt.target);
-  r.target = t.to_string();
+  r.target = t.to_string() + g_host_note;
 
   r.phase = "compile";
   phase("compile");
