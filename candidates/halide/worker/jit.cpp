@@ -12,7 +12,9 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace halo::halide {
@@ -559,6 +561,77 @@ void schedule(Built& b, const HalidePlan& plan) {
   }
 }
 
+// ------------------------------------------------------------------ autoschedulers
+// Halide's autoschedulers need estimates of every input and output (Adams2019 refuses a
+// pipeline without them): the realization's own sizes, R(z) for the output, each buffer's
+// box, and each parameter's value under z.
+void set_estimates(Built& b, const HalidePlan& plan) {
+  for (const HlParam& p : plan.params) {
+    Halide::Param<>& h = b.params.at(p.name);
+    if (p.type == Type::uint(64)) h.set_estimate(uint64_t(p.value));
+    else h.set_estimate(p.value);
+  }
+  for (const HlInput& in : plan.inputs) {
+    Halide::Region box;
+    for (const auto& [mn, ext] : in.box) box.emplace_back(mn, ext);
+    b.images.at(in.name).set_estimates(box);
+  }
+  Halide::Region window;
+  for (const auto& [mn, len] : plan.window) window.emplace_back(mn, len);
+  b.funcs.at(plan.output).set_estimates(window);
+}
+
+// Loads the autoscheduler's plugin from this version's directory (cmake/HalideVersions.cmake),
+// or says, as kNotInThisVersion, that this version has none. Halide registers a plugin's
+// autoscheduler when the library is loaded, and a second registration of the same name is
+// an error, so each is loaded once per process.
+void load_autoscheduler(const std::string& name) {
+  static std::set<std::string> loaded;
+  if (loaded.count(name)) return;
+  std::string dir = HALO_HALIDE_AUTOSCHEDULERS, file = autoscheduler_plugin_file(name);
+  if (dir.empty())
+    throw Halide::CompileError(fmt::format("{}: Halide {} has no autoscheduler plugin installed", kNotInThisVersion,
+                                           HALO_HALIDE_VERSION));
+  std::string path = dir + "/" + file;
+  if (access(path.c_str(), R_OK) != 0)
+    throw Halide::CompileError(fmt::format("{}: Halide {} has no autoscheduler {} (no {} in {})", kNotInThisVersion,
+                                           HALO_HALIDE_VERSION, name, file, dir));
+  Halide::load_plugin(path);
+  loaded.insert(name);
+}
+
+// Applies the plan's autoscheduler to the unscheduled pipeline with halo's fixed parameters
+// (autoscheduler_params), and keeps what it chose.
+void autoschedule(Built& b, const HalidePlan& plan, Halide::Pipeline& p, const Halide::Target& t, JitResult& r) {
+  const std::string& name = plan.autoscheduler;
+  if (name == "Anderson2021" && !t.has_gpu_feature())
+    throw Halide::CompileError(fmt::format("{}: Anderson2021 schedules for GPUs only, and the target {} has no GPU "
+                                           "feature",
+                                           kAutoschedulerUnsupported, t.to_string()));
+  load_autoscheduler(name);
+  set_estimates(b, plan);
+#if HALO_HALIDE_MAJOR >= 15
+  Halide::AutoSchedulerResults res = p.apply_autoscheduler(t, Halide::AutoschedulerParams(name, autoscheduler_params(name)));
+  r.autoscheduler_params = res.autoscheduler_params.to_string();
+#else
+  // Halide 14 takes the machine's parameters as MachineParams (every autoscheduler gets
+  // them), and its Adams2019 reads the search's from the environment, which is set to
+  // halo's values so that the caller's environment cannot change the schedule.
+  Halide::MachineParams machine(std::stoi(autoscheduler_param("parallelism")),
+                                std::stoull(autoscheduler_param("last_level_cache_size")),
+                                std::stof(autoscheduler_param("balance")));
+  setenv("HL_BEAM_SIZE", autoscheduler_param("beam_size").c_str(), 1);
+  setenv("HL_RANDOM_DROPOUT", autoscheduler_param("random_dropout").c_str(), 1);
+  for (const char* v : {"HL_WEIGHTS_DIR", "HL_SCHEDULE_FILE", "HL_CYOS", "HL_RANDOMIZE_WEIGHTS", "HL_SEED",
+                        "HL_NUM_PASSES", "HL_AUTOSCHEDULE_MEMORY_LIMIT"})
+    unsetenv(v);
+  Halide::AutoSchedulerResults res = p.auto_schedule(name, t, machine);
+  r.autoscheduler_params = fmt::format("autoscheduler={} machine_params={} beam_size={} random_dropout={}", name,
+                                       res.machine_params_string, autoscheduler_param("beam_size"),
+                                       autoscheduler_param("random_dropout"));
+#endif
+  r.schedule_source = res.schedule_source;
+}
 
 Halide::Target target_of(const std::string& t) {
   return t == "host" || t.empty() ? Halide::get_jit_target_from_environment() : Halide::Target(t);
@@ -583,11 +656,18 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
   define(b, plan);
   schedule(b, plan);
   Halide::Func& out = b.funcs.at(plan.output);
-  if (opt.memcheck)
-    for (auto& [name, f] : b.funcs) f.trace_loads().trace_stores().trace_realizations();
   Halide::Pipeline p(out);
   Halide::Target t = target_of(opt.target);
   r.target = t.to_string();
+  // The autoscheduler schedules the pipeline as the user's program has it; the traced run's
+  // pipeline is scheduled again the same way before its tracing is switched on.
+  if (!plan.autoscheduler.empty()) {
+    r.phase = "autoschedule";
+    phase("autoschedule");
+    autoschedule(b, plan, p, t, r);
+  }
+  if (opt.memcheck)
+    for (auto& [name, f] : b.funcs) f.trace_loads().trace_stores().trace_realizations();
 
   r.phase = "compile";
   phase("compile");
