@@ -48,6 +48,12 @@ int64_t load_value(Type t, const void* p) {
   }
 }
 
+// A constant of type t (a u64 given as its bit pattern).
+Halide::Expr constant(Type t, int64_t v) {
+  if (t == Type::uint(64)) return Halide::Internal::make_const(Halide::UInt(64), uint64_t(v));
+  return Halide::Internal::make_const(halide_type(t), v);
+}
+
 using Clock = std::chrono::steady_clock;
 
 // ------------------------------------------------------------------ guarded heap
@@ -333,9 +339,7 @@ struct Built {
 
   Halide::Expr expr(const HlExpr& e) {
     switch (e.kind) {
-      case HlExpr::Kind::Const:
-        if (e.type == Type::uint(64)) return Halide::Internal::make_const(Halide::UInt(64), uint64_t(e.value));
-        return Halide::Internal::make_const(halide_type(e.type), e.value);
+      case HlExpr::Kind::Const: return constant(e.type, e.value);
       case HlExpr::Kind::Param: return params.at(e.name);
       case HlExpr::Kind::Var: return var(e.name);
       case HlExpr::Kind::RVar: return rdoms.at(e.rdom)[e.rdom_dim];
@@ -566,10 +570,11 @@ void schedule(Built& b, const HalidePlan& plan) {
 // pipeline without them): the realization's own sizes, R(z) for the output, each buffer's
 // box, and each parameter's value under z.
 void set_estimates(Built& b, const HalidePlan& plan) {
+  // Through the Parameter, with a constant of the parameter's own type: Halide 14's
+  // Param<>::set_estimate refuses any C++ value for a Param of a run-time type.
   for (const HlParam& p : plan.params) {
-    Halide::Param<>& h = b.params.at(p.name);
-    if (p.type == Type::uint(64)) h.set_estimate(uint64_t(p.value));
-    else h.set_estimate(p.value);
+    auto parameter = b.params.at(p.name).parameter();
+    parameter.set_estimate(constant(p.type, p.value));
   }
   for (const HlInput& in : plan.inputs) {
     Halide::Region box;
@@ -604,11 +609,11 @@ void load_autoscheduler(const std::string& name) {
 // (autoscheduler_params), and keeps what it chose.
 void autoschedule(Built& b, const HalidePlan& plan, Halide::Pipeline& p, const Halide::Target& t, JitResult& r) {
   const std::string& name = plan.autoscheduler;
+  load_autoscheduler(name);  // first: a version without it says so whatever the target
   if (name == "Anderson2021" && !t.has_gpu_feature())
     throw Halide::CompileError(fmt::format("{}: Anderson2021 schedules for GPUs only, and the target {} has no GPU "
                                            "feature",
                                            kAutoschedulerUnsupported, t.to_string()));
-  load_autoscheduler(name);
   set_estimates(b, plan);
 #if HALO_HALIDE_MAJOR >= 15
   Halide::AutoSchedulerResults res = p.apply_autoscheduler(t, Halide::AutoschedulerParams(name, autoscheduler_params(name)));
@@ -626,9 +631,9 @@ void autoschedule(Built& b, const HalidePlan& plan, Halide::Pipeline& p, const H
                         "HL_NUM_PASSES", "HL_AUTOSCHEDULE_MEMORY_LIMIT"})
     unsetenv(v);
   Halide::AutoSchedulerResults res = p.auto_schedule(name, t, machine);
-  r.autoscheduler_params = fmt::format("autoscheduler={} machine_params={} beam_size={} random_dropout={}", name,
-                                       res.machine_params_string, autoscheduler_param("beam_size"),
-                                       autoscheduler_param("random_dropout"));
+  // Recorded in the words of the later versions, then the MachineParams 14 was given.
+  r.autoscheduler_params = fmt::format("autoscheduler={} {} (Halide 14: MachineParams {})", name,
+                                       autoscheduler_params_text(name), res.machine_params_string);
 #endif
   r.schedule_source = res.schedule_source;
 }
