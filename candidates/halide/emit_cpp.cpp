@@ -181,7 +181,12 @@ std::string indented(const std::string& text, const std::string& indent) {
 std::string autoscheduler_cpp(const HalidePlan& plan, const ReproducerOptions& opt) {
   const std::string& name = plan.autoscheduler;
   std::string o;
-  if (!opt.schedule_source.empty()) {
+  // Adams2019 and Mullapudi2016 write their schedule as C++ that declares its own handles
+  // (pipeline.get_func(i)); Li2018 writes a log of the calls (no declarations, Halide's
+  // internal names such as r$x), which no compiler takes.
+  bool compiles = opt.schedule_source.find("pipeline.get_func(") != std::string::npos &&
+                  opt.schedule_source.find('$') == std::string::npos;
+  if (compiles) {
     o += fmt::format("    // halo: schedule autoscheduler {} ({}): the schedule it chose in the run halo judged\n"
                      "    // (AutoSchedulerResults::schedule_source), pasted, so that this program runs that very\n"
                      "    // schedule whatever the autoscheduler would choose today.\n",
@@ -190,9 +195,14 @@ std::string autoscheduler_cpp(const HalidePlan& plan, const ReproducerOptions& o
          "      using ::Halide::TailStrategy;\n      using ::Halide::Var;\n";
     return o + indented(opt.schedule_source, "      ") + "    }\n";
   }
-  o += fmt::format("    // halo: schedule autoscheduler {}: applied here with halo's parameters ({}), since the run\n"
-                   "    // halo judged recorded no schedule (the autoscheduler failed, or did not run).\n",
-                   name, autoscheduler_params_text(name));
+  if (opt.schedule_source.empty())
+    o += fmt::format("    // halo: schedule autoscheduler {}: applied here with halo's parameters ({}), since the run\n"
+                     "    // halo judged recorded no schedule (the autoscheduler failed, or did not run).\n",
+                     name, autoscheduler_params_text(name));
+  else
+    o += fmt::format("    // halo: schedule autoscheduler {}: applied here with halo's parameters ({}), since the\n"
+                     "    // schedule it chose in the run halo judged is not C++ that compiles; as recorded:\n{}",
+                     name, autoscheduler_params_text(name), indented(opt.schedule_source, "    //   "));
   o += "    {\n";
   for (size_t i = 0; i < opt.autoscheduler_dirs.size(); ++i) {
     const auto& [major, dir] = opt.autoscheduler_dirs[i];
