@@ -84,7 +84,7 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
                      "with --target halide: replace the file's schedule with Halide's autoscheduler NAME (" +
                          fmt::format("{}", fmt::join(halide_autoscheduler_names(), ", ")) +
                          "; docs/halide.md, \"Autoschedulers\")")
-      ->check(CLI::Validator(
+      ->transform(CLI::Validator(  // a transform: the plugin's spelling becomes Halide's name
           [](std::string& s) {
             std::optional<std::string> known = canonical_autoscheduler(s);
             if (!known)
