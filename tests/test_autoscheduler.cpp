@@ -159,6 +159,41 @@ TEST_CASE("an autoscheduler's refusal of what it documents as unsupported is not
   }
 }
 
+TEST_CASE("Halide refusing the schedule its own autoscheduler chose is autoscheduler_error", "[autoscheduler][halide][cli]") {
+  // Found by `halo fuzz --target halide@21 --weight autoscheduler=100 --seed 1` (case 45):
+  // Li2018 makes the max reduction's update atomic() under a GuardWithIf split, and
+  // Halide 14 refuses to compile its own autoscheduler's schedule; 19 and 21 compile it
+  // (and free the atomic update's mutex array through the wrong allocator:
+  // docs/findings/halide-atomic-mutex-array-foreign-free).
+  if (!halide::find_halide_version(14)) {
+    WARN("SKIPPED: Halide 14 is not installed");
+    return;
+  }
+  test::Scratch dir("autoscheduler", "error");
+  std::string file = dir.write("max.halo",
+                               "pipeline f1() {\n  fun f0(x) = { x * 0 }\n  fun f1(x) = {\n"
+                               "    f0[x] * -1 + f0[x - 2] + f0[x - 2];\n"
+                               "    rdom(r = (-1, 4)) in (x) <- max(f1[x], f0[x + r])\n  }\n}\n\n"
+                               "schedule autoscheduler Li2018 { }\n\nrealize () over (-2, 51)\n");
+  test::CliResult r = test::run_halo({"oracle", file, "--target", "halide@14", "--json"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 1);
+  nlohmann::json v = nlohmann::json::parse(r.out);
+  CHECK(v["outcome"] == "autoscheduler_error");
+  CHECK(v["violation"] == true);
+  CHECK(v["phase"] == "compile");
+  CHECK_THAT(v["detail"].get<std::string>(),
+             Catch::Contains("Halide refuses the schedule its own autoscheduler Li2018 chose (during compile): Atomic "
+                             "predicated store is not supported"));
+  CHECK(v["signature"] == "autoscheduler_error:compile:Atomic predicated store is not supported.");
+  CHECK_THAT(v["autoscheduler"]["schedule_source"].get<std::string>(), Catch::Contains(".atomic()"));
+  // The text report shows the schedule that failed.
+  test::CliResult text = test::run_halo({"oracle", file, "--target", "halide@14"});
+  CHECK_THAT(text.out, Catch::Contains("autoscheduler: Li2018"));
+  CHECK_THAT(text.out, Catch::Contains("chose this schedule:"));
+  CHECK_THAT(text.out, Catch::Contains(".atomic()"));
+}
+
 TEST_CASE("--autoscheduler replaces the file's schedule and every report says so", "[autoscheduler][halide][cli]") {
   std::string blur_file = std::string(HALO_SOURCE_DIR) + "/examples/blur.halo";
   test::CliResult j = test::run_halo({"oracle", blur_file, "--target", "halide@all", "--autoscheduler", "Adams2019",
