@@ -248,6 +248,20 @@ TEST_CASE("the generator's autoscheduler weight replaces the drawn schedule last
   CHECK(cov.combinations["autoscheduler.Adams2019"].ran == uint64_t(seen["Adams2019"]));
 }
 
+TEST_CASE("Li2018's recorded schedule is not C++: the reproducer applies Li2018 and keeps it as a comment",
+          "[autoscheduler][halide]") {
+  Program p = test::parse_valid(blur("Li2018"), "li2018.halo");
+  Input in = resolve_input(p, {});
+  halide::HalideVerdict v = halide::run_halide_case(p, in);
+  REQUIRE(v.outcome == halide::HalideOutcome::Pass);
+  REQUIRE(!v.schedule_source.empty());
+  std::string cpp = halide::halide_reproducer(p, in, v);
+  CHECK_THAT(cpp, Catch::Contains("is not C++ that compiles; as recorded:"));
+  CHECK_THAT(cpp, Catch::Contains("load_plugin(plugins + \"/libautoschedule_li2018.so\")"));
+  CHECK_THAT(cpp, Catch::Contains("pipeline.apply_autoscheduler(target, {\"Li2018\", {{\"parallelism\", \"16\"}}})"));
+  CHECK_THAT(cpp, !Catch::Contains("pasted, so that"));
+}
+
 TEST_CASE("the reproducer of an autoscheduled case pastes the chosen schedule, or applies the autoscheduler",
           "[autoscheduler][halide][slow]") {
   Program p = test::parse_valid(with_update("Adams2019"), "autoscheduled.halo");
