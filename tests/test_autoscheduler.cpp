@@ -194,7 +194,7 @@ TEST_CASE("Halide refusing the schedule its own autoscheduler chose is autosched
   CHECK_THAT(text.out, Catch::Contains(".atomic()"));
 }
 
-TEST_CASE("--autoscheduler replaces the file's schedule and every report says so", "[autoscheduler][halide][cli]") {
+TEST_CASE("halo oracle with --autoscheduler replaces the file's schedule and every report says so", "[autoscheduler][halide][cli]") {
   std::string blur_file = std::string(HALO_SOURCE_DIR) + "/examples/blur.halo";
   test::CliResult j = test::run_halo({"oracle", blur_file, "--target", "halide@all", "--autoscheduler", "Adams2019",
                                       "--json"});
