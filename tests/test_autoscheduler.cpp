@@ -112,6 +112,8 @@ TEST_CASE("every autoscheduler's schedule of a blur and of updates holds on ever
         CHECK_THAT(row["autoscheduler"]["params"].get<std::string>(), Catch::Contains("parallelism=16"));
         CHECK(!row["autoscheduler"]["schedule_source"].get<std::string>().empty());
         CHECK(row["memcheck"]["loads"].get<uint64_t>() > 0);  // the traced run judged the chosen schedule
+        for (const auto& note : row["notes"])  // and it was the plain run's schedule
+          CHECK_THAT(note.get<std::string>(), !Catch::Contains("chose another schedule"));
       }
     }
   }
