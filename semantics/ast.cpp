@@ -334,12 +334,15 @@ bool use_autoscheduler(Program& prog, const std::string& name, SourceLoc at) {
   return replaced;
 }
 
+std::string autoscheduler_plugin_name(const std::string& name) {
+  std::string lower = name;
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
 std::optional<std::string> canonical_autoscheduler(const std::string& name) {
-  for (const std::string& n : halide_autoscheduler_names()) {
-    std::string lower = n;
-    for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (name == n || name == lower) return n;
-  }
+  for (const std::string& n : halide_autoscheduler_names())
+    if (name == n || name == autoscheduler_plugin_name(n)) return n;
   return std::nullopt;
 }
 

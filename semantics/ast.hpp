@@ -408,10 +408,11 @@ struct Realization {
 enum class ScheduleMode : uint8_t { Thesis, Halide, Autoscheduler };
 
 // Halide's autoschedulers by the names Halide registers them under, oldest first. A name
-// is also accepted in the lower case of its plugin's file (libautoschedule_adams2019.so);
-// returns Halide's spelling, or nothing for an unknown name.
+// is also accepted as its plugin spells it (the lower case of libautoschedule_adams2019.so);
+// canonical_autoscheduler returns Halide's spelling, or nothing for an unknown name.
 const std::vector<std::string>& halide_autoscheduler_names();
 std::optional<std::string> canonical_autoscheduler(const std::string& name);
+std::string autoscheduler_plugin_name(const std::string& name);  // "Adams2019" -> "adams2019"
 
 // A whole .halo file.
 struct Program {
@@ -425,7 +426,7 @@ struct Program {
   // func from being inlined, so the printed program says them again.
   std::vector<std::pair<std::string, std::string>> halide_roots;
   // ScheduleMode::Autoscheduler: Halide's name of the autoscheduler ("Adams2019"), and where
-  // the file names it (or where --autoscheduler put it: the schedule section it replaced).
+  // the file names it (its `schedule` keyword; nowhere when --autoscheduler put it there).
   std::string autoscheduler;
   SourceLoc autoscheduler_loc;
   // Set by `--autoscheduler` when it replaced a schedule written in the file: the sentence

@@ -464,9 +464,7 @@ std::vector<Directive> Parser::autoscheduled(Program& prog, SourceLoc keyword) {
                                near ? fmt::format("; did you mean '{}'?", *near) : std::string()));
   }
   advance();
-  prog.schedule_mode = ScheduleMode::Autoscheduler;
-  prog.autoscheduler = *known;
-  prog.autoscheduler_loc = keyword;
+  use_autoscheduler(prog, *known, keyword);
   const Token& open = expect("{", fmt::format("after 'schedule autoscheduler {}'", *known));
   if (!at("}")) {
     if (at_end()) unclosed(open, "schedule");

@@ -14,7 +14,6 @@
 #include <fmt/ranges.h>  // fmt::join
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <map>
 #include <set>
@@ -832,9 +831,7 @@ std::string autoscheduler_params_text(const std::string& name) {
 }
 
 std::string autoscheduler_plugin_file(const std::string& name) {
-  std::string lower = name;
-  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return "libautoschedule_" + lower + ".so";
+  return "libautoschedule_" + autoscheduler_plugin_name(name) + ".so";
 }
 
 std::string cpp_func(const std::string& f) { return "f_" + f; }
