@@ -14,7 +14,9 @@
 #
 # Sets HALO_HALIDE_MAJORS (the major versions found, ascending), and per major M:
 # HALO_HALIDE_M_VERSION, HALO_HALIDE_M_LINK (the target to link), HALO_HALIDE_M_INCLUDE,
-# HALO_HALIDE_M_LIBRARY, HALO_HALIDE_M_ORIGIN (debian or pip). halo_add_halide_workers()
+# HALO_HALIDE_M_LIBRARY, HALO_HALIDE_M_ORIGIN (debian or pip), HALO_HALIDE_M_AUTOSCHEDULERS
+# (the directory of its autoscheduler plugins, libautoschedule_NAME.so, or empty: none
+# installed; docs/halide.md, "Autoschedulers"). halo_add_halide_workers()
 # then adds the workers and the registry halo reads (candidates/halide/versions.cpp).
 
 set(HALO_HALIDE_PIP_ROOT "${PROJECT_SOURCE_DIR}/.venv/halide" CACHE PATH
@@ -33,6 +35,13 @@ if(Halide_FOUND)
   set(HALO_HALIDE_${_major}_INCLUDE "${_inc}")
   set(HALO_HALIDE_${_major}_LIBRARY "$<TARGET_FILE:Halide::Halide>")
   set(HALO_HALIDE_${_major}_ORIGIN debian)
+  # Debian ships Adams2019, Li2018 and Mullapudi2016 as plugins beside each other, and its
+  # CMake package names one of them.
+  if(TARGET Halide::Adams2019)
+    set(HALO_HALIDE_${_major}_AUTOSCHEDULERS "$<TARGET_FILE_DIR:Halide::Adams2019>")
+  else()
+    set(HALO_HALIDE_${_major}_AUTOSCHEDULERS "")
+  endif()
 else()
   message(STATUS "Halide: Debian's Halide 14 (libhalide14-0-dev) not found: no worker for it")
 endif()
@@ -61,6 +70,12 @@ foreach(_cfg IN LISTS _halo_wheel_configs)
   set(HALO_HALIDE_${_major}_INCLUDE "${_root}/include")
   set(HALO_HALIDE_${_major}_LIBRARY "${_root}/lib64/libHalide.so")
   set(HALO_HALIDE_${_major}_ORIGIN pip)
+  # A wheel carries its autoscheduler plugins beside libHalide.so.
+  file(GLOB _plugins "${_root}/lib64/libautoschedule_*.so")
+  set(HALO_HALIDE_${_major}_AUTOSCHEDULERS "")
+  if(_plugins)
+    set(HALO_HALIDE_${_major}_AUTOSCHEDULERS "${_root}/lib64")
+  endif()
 endforeach()
 if(NOT _halo_wheel_configs)
   message(STATUS "Halide: no wheel from PyPI under ${HALO_HALIDE_PIP_ROOT} (scripts/setup.sh installs them; "
@@ -95,7 +110,8 @@ function(halo_add_halide_workers)
     set(jit halo_halide_jit_${m})
     add_library(${jit} OBJECT candidates/halide/worker/jit.cpp candidates/halide/worker/import_ir.cpp)
     target_link_libraries(${jit} PUBLIC halo_lib ${HALO_HALIDE_${m}_LINK})
-    target_compile_definitions(${jit} PUBLIC HALO_HALIDE_MAJOR=${m} HALO_HALIDE_VERSION="${HALO_HALIDE_${m}_VERSION}")
+    target_compile_definitions(${jit} PUBLIC HALO_HALIDE_MAJOR=${m} HALO_HALIDE_VERSION="${HALO_HALIDE_${m}_VERSION}"
+                                             HALO_HALIDE_AUTOSCHEDULERS="${HALO_HALIDE_${m}_AUTOSCHEDULERS}")
     set(t halo_halide_worker_${m})
     add_executable(${t} candidates/halide/worker/worker_main.cpp)
     target_link_libraries(${t} PRIVATE ${jit})
@@ -105,7 +121,8 @@ function(halo_add_halide_workers)
     target_link_libraries(halo_bench_halide_${m} PRIVATE halo_cli ${jit})
     add_dependencies(halo_bench_halide_${m} ${t})
     string(APPEND entries "{\"${HALO_HALIDE_${m}_VERSION}\", ${m}, \"$<TARGET_FILE:${t}>\", "
-                          "\"${HALO_HALIDE_${m}_INCLUDE}\", \"${HALO_HALIDE_${m}_LIBRARY}\", \"${HALO_HALIDE_${m}_ORIGIN}\"},\n")
+                          "\"${HALO_HALIDE_${m}_INCLUDE}\", \"${HALO_HALIDE_${m}_LIBRARY}\", \"${HALO_HALIDE_${m}_ORIGIN}\", "
+                          "\"${HALO_HALIDE_${m}_AUTOSCHEDULERS}\"},\n")
   endforeach()
   file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/generated/halo_halide_versions.inc" CONTENT "${entries}")
   target_include_directories(halo_lib PRIVATE "${PROJECT_BINARY_DIR}/generated")

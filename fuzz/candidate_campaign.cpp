@@ -70,6 +70,10 @@ void complete_candidate_finding(FindingReport& f, const Candidate& c, const Cand
       f.record["versions"] = versions;
       f.record["history"] = version_history_text(history);
     }
+    // What the candidate chose for the case itself (the schedule Halide's autoscheduler
+    // chose), so that the finding shows what failed.
+    if (v.record.contains("autoscheduler") && !v.record["autoscheduler"].is_null())
+      f.record["autoscheduler"] = v.record["autoscheduler"];
     if (!f.halo_file.empty() && v.finding) {
       std::string file = fs::path(f.halo_file).replace_extension(c.reproducer_extension()).string();
       write_file_atomically(file, c.reproducer(f.minimized, in, v, opt));

@@ -135,12 +135,15 @@ const std::vector<std::string>& combination_coverage_names() {
   static const std::vector<std::string> names = {
       "compute_at.split_variable", "store_above_compute", "sliding_window", "split.predicating_tail",
       "vectorize.split_variable", "rfactor",          "fold_storage",     "async",
-      "compute_with",             "hoist_storage"};
+      "compute_with",             "hoist_storage",
+      // A schedule chosen by one of Halide's autoschedulers (--weight autoscheduler=N).
+      "autoscheduler.Mullapudi2016", "autoscheduler.Li2018", "autoscheduler.Adams2019", "autoscheduler.Anderson2021"};
   return names;
 }
 
 std::vector<std::string> combinations_in(const Program& prog) {
   std::set<std::string> out;
+  if (prog.schedule_mode == ScheduleMode::Autoscheduler) return {"autoscheduler." + prog.autoscheduler};
   if (!prog.schedule) return {};
   std::set<std::string> split_vars;  // "func/var" a split made
   std::map<std::string, std::string> compute_at, store_at;  // func → "consumer/var"

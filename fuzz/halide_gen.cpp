@@ -89,16 +89,23 @@ class Builder {
     for (int i = 0; i < n; ++i) funcs_.push_back(make_func(i));
     std::string out = fmt::format("pipeline {}({}) {{\n", funcs_.back().name, use_param_ ? "p" : "");
     for (const Func& f : funcs_) out += f.text;
-    out += "}\n\nschedule {\n";
+    out += "}\n\n";
+    std::string sched = "schedule {\n";
     schedule();
     // Drawn from the output down, each func's loops beside its placement; written in the
     // phase order of fig. 2.11, or validity would drop every directive after the first
     // placement (keep_valid).
     std::stable_sort(directives_.begin(), directives_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [phase, d] : directives_) out += "  " + d + ";\n";
-    out += "}\n\n";
-    out += realization();
-    return out;
+    for (const auto& [phase, d] : directives_) sched += "  " + d + ";\n";
+    sched += "}\n\n";
+    std::string realize = realization();
+    // Drawn last, and not at all at weight 0 (the default), so that every other draw of a
+    // seed stays what it was: the case is the same program with its drawn schedule replaced.
+    if (w_["autoscheduler"] > 0 && chance(w_["autoscheduler"])) {
+      const std::vector<std::string>& names = halide_autoscheduler_names();
+      sched = fmt::format("schedule autoscheduler {} {{ }}\n\n", names[size_t(small_int(0, int(names.size()) - 1))]);
+    }
+    return out + sched + realize;
   }
 
  private:
@@ -444,6 +451,7 @@ rc::Gen<Program> gen_halide_case(HalideGenConfig cfg) {
   return rc::gen::exec([cfg] {
     std::string text = Builder(cfg).build();
     Program prog = parse_program(text, "<halide-case>");
+    if (prog.schedule_mode == ScheduleMode::Autoscheduler) return prog;  // nothing of fig. 2.11's to keep valid
     std::vector<Directive> ds = prog.schedule ? *prog.schedule : std::vector<Directive>{};
     return keep_valid(std::move(prog), std::move(ds));
   });

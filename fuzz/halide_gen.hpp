@@ -87,6 +87,10 @@ struct HalideGenWeights {
       // (`--weight typed=50` draws half the cases typed).
       {"typed", 0},
       {"wide_vector", 40},     // in a typed case, the output's x split by 16, 32 or 64 (vector lanes of narrow types)
+      // The drawn schedule replaced by one of Halide's four autoschedulers (docs/halide.md,
+      // "Autoschedulers"). Off by default for the same reason as typed, and drawn last:
+      // `--weight autoscheduler=5` keeps every other draw of a seed.
+      {"autoscheduler", 0},
   };
   // Sets NAME=PERCENT; throws InputError naming the weights when NAME is unknown or the
   // percent is outside 0..100.

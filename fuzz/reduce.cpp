@@ -76,7 +76,7 @@ std::vector<Expr> node_replacements(const ExprNode* n) {
 }
 
 void normalize_schedule(Program& p) {
-  if (p.schedule && p.schedule->empty()) p.schedule = std::nullopt;
+  if (p.schedule && p.schedule->empty() && p.schedule_mode != ScheduleMode::Autoscheduler) p.schedule = std::nullopt;
 }
 
 // p without func `name`: its reads become 0, directives naming it go.

@@ -91,6 +91,14 @@ Stmt with_startup_checks(const std::vector<Expr>& checks, Stmt body, SourceLoc a
 }
 
 Program formal_part(const Program& prog) {
+  if (prog.schedule_mode == ScheduleMode::Autoscheduler) {
+    // The autoscheduler's schedule is Halide's alone; the formal side keeps the thesis's
+    // default (every func at the root), which the reference does not depend on.
+    Program out = prog;
+    out.schedule_mode = ScheduleMode::Thesis;
+    out.autoscheduler.clear();
+    return out;
+  }
   if (!prog.schedule) return prog;
   Program out = prog;
   out.schedule->clear();
@@ -130,6 +138,12 @@ TgtProgram schedule_formal_part(const Program& prog) {
 }
 
 TgtProgram schedule_pipeline(const Program& prog, std::vector<TgtProgram>* steps) {
+  if (prog.schedule_mode == ScheduleMode::Autoscheduler)
+    throw InputError(Diagnostic{prog.file, prog.autoscheduler_loc,
+                                fmt::format("the schedule comes from Halide's autoscheduler {}, outside the formal "
+                                            "model: halo cannot lower or complete it, so only `--target halide` runs "
+                                            "it (docs/halide.md, \"Autoschedulers\")",
+                                            prog.autoscheduler)});
   TgtProgram t = lower_pipeline(prog);
   if (steps) steps->push_back(t);
   if (!prog.schedule) return t;

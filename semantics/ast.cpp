@@ -2,6 +2,7 @@
 #include "semantics/ast.hpp"
 
 #include <array>
+#include <cctype>
 #include <unordered_map>
 
 #include "support/command_budget.hpp"
@@ -317,6 +318,34 @@ bool is_halide_only(const Directive& d) {
 }
 bool in_formal_part(const Directive& d) { return !is_halide_only(d.kind) && !d.on_intermediate; }
 
+const std::vector<std::string>& halide_autoscheduler_names() {
+  static const std::vector<std::string> names{"Mullapudi2016", "Li2018", "Adams2019", "Anderson2021"};
+  return names;
+}
+
+bool use_autoscheduler(Program& prog, const std::string& name, SourceLoc at) {
+  bool replaced = prog.schedule.has_value() &&
+                  !(prog.schedule_mode == ScheduleMode::Autoscheduler && prog.autoscheduler == name);
+  prog.schedule_mode = ScheduleMode::Autoscheduler;
+  prog.autoscheduler = name;
+  prog.autoscheduler_loc = at;
+  prog.schedule.emplace();
+  prog.halide_roots.clear();
+  return replaced;
+}
+
+std::string autoscheduler_plugin_name(const std::string& name) {
+  std::string lower = name;
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+std::optional<std::string> canonical_autoscheduler(const std::string& name) {
+  for (const std::string& n : halide_autoscheduler_names())
+    if (name == n || name == autoscheduler_plugin_name(n)) return n;
+  return std::nullopt;
+}
+
 namespace {
 bool same_opt(const Expr& a, const Expr& b) { return (!a && !b) || (a && b && same_expr(a, b)); }
 
@@ -389,7 +418,7 @@ bool same_program(const Program& a, const Program& b) {
         p.inputs[i].declared != q.inputs[i].declared || p.inputs[i].type != q.inputs[i].type)
       return false;
   if (a.schedule.has_value() != b.schedule.has_value()) return false;
-  if (a.schedule_mode != b.schedule_mode) return false;
+  if (a.schedule_mode != b.schedule_mode || a.autoscheduler != b.autoscheduler) return false;
   if (a.halide_roots != b.halide_roots) return false;
   if (a.schedule) {
     if (a.schedule->size() != b.schedule->size()) return false;

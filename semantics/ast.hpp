@@ -402,8 +402,17 @@ struct Realization {
 
 // `schedule { }` means what the thesis says (fig. 2.9's root placement, guard tails, storage
 // at the root); `schedule halide { }` means what Halide means (docs/halide-users.md,
-// "Halide's defaults"): the defaults Halide applies are added to the schedule, marked.
-enum class ScheduleMode : uint8_t { Thesis, Halide };
+// "Halide's defaults"): the defaults Halide applies are added to the schedule, marked;
+// `schedule autoscheduler NAME { }` leaves the whole schedule to one of Halide's
+// autoschedulers (docs/halide.md, "Autoschedulers"), which only `--target halide` runs.
+enum class ScheduleMode : uint8_t { Thesis, Halide, Autoscheduler };
+
+// Halide's autoschedulers by the names Halide registers them under, oldest first. A name
+// is also accepted as its plugin spells it (the lower case of libautoschedule_adams2019.so);
+// canonical_autoscheduler returns Halide's spelling, or nothing for an unknown name.
+const std::vector<std::string>& halide_autoscheduler_names();
+std::optional<std::string> canonical_autoscheduler(const std::string& name);
+std::string autoscheduler_plugin_name(const std::string& name);  // "Adams2019" -> "adams2019"
 
 // A whole .halo file.
 struct Program {
@@ -416,8 +425,21 @@ struct Program {
   // directive for them (the formal default is the root), but in Halide's mode they keep a
   // func from being inlined, so the printed program says them again.
   std::vector<std::pair<std::string, std::string>> halide_roots;
+  // ScheduleMode::Autoscheduler: Halide's name of the autoscheduler ("Adams2019"), and where
+  // the file names it (its `schedule` keyword; nowhere when --autoscheduler put it there).
+  std::string autoscheduler;
+  SourceLoc autoscheduler_loc;
+  // Set by `--autoscheduler` when it replaced a schedule written in the file: the sentence
+  // every report of the case carries (the file's schedule is not what ran).
+  std::string replaced_schedule;
   std::optional<Realization> realize;
 };
+
+// Makes Halide's autoscheduler `name` (Halide's spelling) the whole schedule of the program,
+// as `schedule autoscheduler NAME { }` would. Returns whether it replaced a schedule section
+// the program had (`--autoscheduler` says so in every report; the generator's own draw is
+// not a replacement of anything written).
+bool use_autoscheduler(Program& prog, const std::string& name, SourceLoc at = {});
 
 // Structural equality of whole programs, ignoring source locations (parse∘print = id).
 bool same_program(const Program& a, const Program& b);

@@ -14,6 +14,7 @@
 #include "semantics/schedule_vocabulary.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -82,6 +83,7 @@ class Parser : public ParserCore {
   UpdateStage update_with_rdom();
   UpdateStage update_rest(UpdateStage u);
   std::vector<Directive> schedule(Program& prog);
+  std::vector<Directive> autoscheduled(Program& prog, SourceLoc keyword);
   size_t arguments_ahead() const;
   Directive directive();
   void mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const;
@@ -417,13 +419,15 @@ RVar ParserCore::rvar() {
 // returned expanded and in fig. 2.11's phase order. `schedule halide {` records that the
 // schedule means what Halide means (ScheduleMode): the expansion adds Halide's defaults.
 std::vector<Directive> Parser::schedule(Program& prog) {
-  advance();
+  SourceLoc keyword = advance().loc;
   if (at_word("halide")) {
     advance();
     prog.schedule_mode = ScheduleMode::Halide;
+  } else if (at_word("autoscheduler")) {
+    return autoscheduled(prog, keyword);
   }
   const Token& open = expect("{", prog.schedule_mode == ScheduleMode::Halide ? "after 'schedule halide'"
-                                                                              : "after 'schedule' (or 'schedule halide')");
+                                                                              : "after 'schedule' (or 'schedule halide', 'schedule autoscheduler NAME')");
   std::vector<ScheduleItem> items;
   while (!accept("}")) {
     if (at_end()) unclosed(open, "schedule");
@@ -442,6 +446,35 @@ std::vector<Directive> Parser::schedule(Program& prog) {
   std::vector<Directive> out = expand_schedule(prog.pipeline, items, file_, prog.schedule_mode);
   mark_rfactor_intermediates(prog.pipeline, out);
   return out;
+}
+
+// `schedule autoscheduler NAME { }`: one of Halide's autoschedulers chooses the whole
+// schedule (ScheduleMode::Autoscheduler), so there is nothing to write between the braces;
+// a directive there would be overwritten by the autoscheduler or make it refuse the
+// pipeline (Mullapudi2016 refuses any scheduled func), so it is an error at the directive.
+std::vector<Directive> Parser::autoscheduled(Program& prog, SourceLoc keyword) {
+  advance();  // autoscheduler
+  const Token& name = peek();
+  if (name.kind != TokenKind::Identifier) fail_expected("the name of one of Halide's autoschedulers after 'autoscheduler'");
+  std::optional<std::string> known = canonical_autoscheduler(std::string(name.text));
+  if (!known) {
+    std::optional<std::string> near = closest_word(name.text, halide_autoscheduler_names());
+    fail(name.loc, fmt::format("'{}' is not one of Halide's autoschedulers ({}){}", name.text,
+                               fmt::join(halide_autoscheduler_names(), ", "),
+                               near ? fmt::format("; did you mean '{}'?", *near) : std::string()));
+  }
+  advance();
+  use_autoscheduler(prog, *known, keyword);
+  const Token& open = expect("{", fmt::format("after 'schedule autoscheduler {}'", *known));
+  if (!at("}")) {
+    if (at_end()) unclosed(open, "schedule");
+    fail(peek().loc, fmt::format("the autoscheduler {} chooses the whole schedule: `schedule autoscheduler {} {{ }}` "
+                                 "takes no directive (write the schedule in `schedule {{ }}` or `schedule halide {{ }}` "
+                                 "instead)",
+                                 *known, *known));
+  }
+  advance();
+  return {};
 }
 
 // `rfactor(<f, j, s, r>, u, intm)` names the intermediate func Halide's rfactor returns.

@@ -202,6 +202,7 @@ std::string print_pipeline(const Pipeline& p) {
 // Halide's mode says so; a directive halo added as Halide's default says why in a comment
 // (which the parser skips: the directive is then written, and means the same).
 std::string print_schedule(const Program& p) {
+  if (p.schedule_mode == ScheduleMode::Autoscheduler) return fmt::format("schedule autoscheduler {} {{ }}\n", p.autoscheduler);
   const std::vector<Directive>& ds = *p.schedule;
   std::string out = p.schedule_mode == ScheduleMode::Halide ? "schedule halide {\n" : "schedule {\n";
   for (const auto& [word, func] : p.halide_roots) out += fmt::format("  {}({});\n", word, func);
@@ -285,7 +286,9 @@ std::string print_effective_schedule(const Program& p) {
 
 std::string print_program(const Program& p) {
   std::string out = print_pipeline(p.pipeline);
-  if (p.schedule) out += "\n" + print_schedule(p);
+  // An autoscheduled program's section is all there is of its schedule, even where a pass
+  // left it without directives to hold.
+  if (p.schedule || p.schedule_mode == ScheduleMode::Autoscheduler) out += "\n" + print_schedule(p);
   if (p.realize) out += "\n" + print_realization(*p.realize);
   return out;
 }

@@ -15,6 +15,7 @@
 #include "tools/commands.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <fstream>
@@ -79,7 +80,22 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   oracle->add_option("--emit-cpp", f.emit_cpp,
                      "with --target halide: write the standalone Halide C++ reproducer to this file (- for stdout)");
-  check_halide_flags(oracle, f.target, f.halide_target, {"--halide-target", "--no-memcheck", "--halide-timeout", "--emit-cpp"});
+  oracle->add_option("--autoscheduler", f.autoscheduler,
+                     "with --target halide: replace the file's schedule with Halide's autoscheduler NAME (" +
+                         fmt::format("{}", fmt::join(halide_autoscheduler_names(), ", ")) +
+                         "; docs/halide.md, \"Autoschedulers\")")
+      ->transform(CLI::Validator(  // a transform: the plugin's spelling becomes Halide's name
+          [](std::string& s) {
+            std::optional<std::string> known = canonical_autoscheduler(s);
+            if (!known)
+              return fmt::format("not one of Halide's autoschedulers: {} ({})", s,
+                                 fmt::join(halide_autoscheduler_names(), ", "));
+            s = *known;
+            return std::string();
+          },
+          "NAME"));
+  check_halide_flags(oracle, f.target, f.halide_target,
+                     {"--halide-target", "--no-memcheck", "--halide-timeout", "--emit-cpp", "--autoscheduler"});
 }
 
 CandidateOptions candidate_options(const std::string& platform, bool no_memcheck, double timeout) {
@@ -94,6 +110,11 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
                          std::ostream& err) {
   Program prog = parse_program_file(file, over);
   check_program(prog);
+  // The file's schedule is not checked once it is replaced: the autoscheduler's is what runs.
+  if (!f.autoscheduler.empty() && use_autoscheduler(prog, f.autoscheduler))
+    prog.replaced_schedule = fmt::format("the schedule written in {} was replaced by Halide's autoscheduler {} "
+                                         "(--autoscheduler)",
+                                         file, f.autoscheduler);
   CandidateTarget target = resolve_candidate_target(f.target);
   if (!target.selection.error.empty()) throw InputError(Diagnostic{file, {}, target.selection.error});
   const Candidate& c = *target.candidate;
@@ -144,8 +165,11 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
       nlohmann::json j{{"target", f.target}, {"file", file}, {"verdict", word},
                        {"not_run", versions_not_run(verdicts)}, {"matrix", rows}};
       if (prog.schedule_mode == ScheduleMode::Halide) j["effective_schedule"] = print_effective_schedule(prog);
+      if (!prog.replaced_schedule.empty()) j["schedule_replaced"] = prog.replaced_schedule;
       out << j.dump() << "\n";
     } else if (f.emit_cpp != "-" || reproducer.empty()) {
+      // Each verdict's notes say it too, but the matrix shows no notes.
+      if (!prog.replaced_schedule.empty()) out << "note: " << prog.replaced_schedule << "\n";
       out << print_effective_schedule(prog) << version_matrix_text(c.display_name(), verdicts);
     }
   } else if (json) {

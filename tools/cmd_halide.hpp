@@ -22,6 +22,7 @@ struct HalideOracleFlags {
   bool no_memcheck = false;
   double halide_timeout = 60;
   std::string emit_cpp;               // write the reproducer here ("-": stdout)
+  std::string autoscheduler;          // replace the file's schedule with this autoscheduler of Halide's
 };
 
 void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f);

@@ -168,6 +168,78 @@ std::string value_cpp(Type t, int64_t v) {
   return t.bits() == 64 ? fmt::format("INT64_C({})", v) : std::to_string(v);
 }
 
+std::string indented(const std::string& text, const std::string& indent) {
+  std::string out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out += line.empty() ? "\n" : indent + line + "\n";
+  return out;
+}
+
+// The autoscheduler's schedule in the reproducer: pasted when the judged run recorded it,
+// else computed again by the same autoscheduler with the same estimates and parameters
+// (jit.cpp's autoschedule, for the Halide the reproducer is compiled against).
+std::string autoscheduler_cpp(const HalidePlan& plan, const ReproducerOptions& opt) {
+  const std::string& name = plan.autoscheduler;
+  std::string o;
+  // Adams2019 and Mullapudi2016 write their schedule as C++ that declares its own handles
+  // (pipeline.get_func(i)); Li2018 writes a log of the calls (no declarations, Halide's
+  // internal names such as r$x), which no compiler takes.
+  bool compiles = opt.schedule_source.find("pipeline.get_func(") != std::string::npos &&
+                  opt.schedule_source.find('$') == std::string::npos;
+  if (compiles) {
+    o += fmt::format("    // halo: schedule autoscheduler {} ({}): the schedule it chose in the run halo judged\n"
+                     "    // (AutoSchedulerResults::schedule_source), pasted, so that this program runs that very\n"
+                     "    // schedule whatever the autoscheduler would choose today.\n",
+                     name, autoscheduler_params_text(name));
+    o += "    {\n      using ::Halide::Func;\n      using ::Halide::MemoryType;\n      using ::Halide::RVar;\n"
+         "      using ::Halide::TailStrategy;\n      using ::Halide::Var;\n";
+    return o + indented(opt.schedule_source, "      ") + "    }\n";
+  }
+  if (opt.schedule_source.empty())
+    o += fmt::format("    // halo: schedule autoscheduler {}: applied here with halo's parameters ({}), since the run\n"
+                     "    // halo judged recorded no schedule (the autoscheduler failed, or did not run).\n",
+                     name, autoscheduler_params_text(name));
+  else
+    o += fmt::format("    // halo: schedule autoscheduler {}: applied here with halo's parameters ({}), since the\n"
+                     "    // schedule it chose in the run halo judged is not C++ that compiles; as recorded:\n{}",
+                     name, autoscheduler_params_text(name), indented(opt.schedule_source, "    //   "));
+  o += "    {\n";
+  for (size_t i = 0; i < opt.autoscheduler_dirs.size(); ++i) {
+    const auto& [major, dir] = opt.autoscheduler_dirs[i];
+    o += fmt::format("#{} {}\n      const std::string plugins = {};\n", i == 0 ? "if" : "elif",
+                     major == 14 ? "!defined(HALIDE_VERSION_MAJOR)" : fmt::format("HALIDE_VERSION_MAJOR == {}", major),
+                     cpp_string(dir));
+  }
+  o += fmt::format("#{}\n      const std::string plugins = \"\";  // the directory of this Halide's libautoschedule_*.so\n"
+                   "#endif\n",
+                   opt.autoscheduler_dirs.empty() ? "if 1" : "else");
+  o += fmt::format("      load_plugin(plugins + \"/{}\");\n", autoscheduler_plugin_file(name));
+  o += "      // Estimates: the realization's own sizes (the window, each buffer's box, each parameter's value).\n";
+  for (const HlParam& p : plan.params)
+    o += fmt::format("      {}.set_estimate({});\n", cpp_param(p.name), value_cpp(p.type, p.value));
+  auto region = [](const std::vector<std::pair<int32_t, int32_t>>& box) {
+    std::vector<std::string> r;
+    for (const auto& [mn, ext] : box) r.push_back(fmt::format("{{{}, {}}}", mn, ext));
+    return fmt::format("Region{{{}}}", fmt::join(r, ", "));
+  };
+  for (const HlInput& in : plan.inputs) o += fmt::format("      {}.set_estimates({});\n", cpp_input(in.name), region(in.box));
+  o += fmt::format("      {}.set_estimates({});\n", cpp_func(plan.output), region(plan.window));
+  std::vector<std::string> params;
+  for (const auto& [k, v] : autoscheduler_params(name)) params.push_back(fmt::format("{{\"{}\", \"{}\"}}", k, v));
+  o += "#ifdef HALIDE_VERSION_MAJOR\n";
+  o += fmt::format("      AutoSchedulerResults results = pipeline.apply_autoscheduler(target, {{\"{}\", {{{}}}}});\n", name,
+                   fmt::join(params, ", "));
+  o += "#else\n";
+  o += fmt::format("      setenv(\"HL_BEAM_SIZE\", \"{}\", 1);\n      setenv(\"HL_RANDOM_DROPOUT\", \"{}\", 1);\n",
+                   autoscheduler_param("beam_size"), autoscheduler_param("random_dropout"));
+  o += fmt::format("      AutoSchedulerResults results = pipeline.auto_schedule(\"{}\", target, MachineParams({}, {}, {}));\n",
+                   name, autoscheduler_param("parallelism"), autoscheduler_param("last_level_cache_size"),
+                   autoscheduler_param("balance"));
+  o += "#endif\n      printf(\"the schedule the autoscheduler chose:\\n%s\\n\", results.schedule_source.c_str());\n    }\n";
+  return o;
+}
+
+
 }  // namespace
 
 std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expected, const ReproducerOptions& opt) {
@@ -186,7 +258,7 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
        "// of halo's reference semantics, and exits 0 when they all agree, 1 when some differ, 2\n"
        "// when Halide reports an error.\n";
   for (const std::string& n : plan.notes) o << "// Note: " << comment(n) << "\n";
-  o << "#include \"Halide.h\"\n\n#include <algorithm>\n#include <cinttypes>\n#include <cstdio>\n#include <cstring>\n#include <map>\n"
+  o << "#include \"Halide.h\"\n\n#include <algorithm>\n#include <cinttypes>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <map>\n"
        "#include <iterator>\n#include <string>\n#include <vector>\n\nusing namespace Halide;\n\n";
   if (uses_fixed_point(plan))
     o << "// Halide 19 and later declare the fixed-point intrinsics (widening_add, ...) in namespace\n"
@@ -280,7 +352,11 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
     }
   }
 
-  if (plan.halide_mode)
+  if (!plan.autoscheduler.empty())
+    o << fmt::format("\n    // The schedule: Halide's autoscheduler {} chooses it (halo: schedule autoscheduler {} {{ }}),\n"
+                     "    // once the pipeline is made, below.\n",
+                     plan.autoscheduler, plan.autoscheduler);
+  else if (plan.halide_mode)
     o << "\n    // The schedule as written (`schedule halide`): Halide's own defaults apply; a func is placed\n"
          "    // at the root only where the schedule says compute_root or store_root.\n";
   else
@@ -305,6 +381,7 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
             ? std::string("    Target target = get_jit_target_from_environment();\n")
             : fmt::format("    Target target({});\n", cpp_string(opt.target)));
   o << fmt::format("    Pipeline pipeline({});\n", cpp_func(plan.output));
+  if (!plan.autoscheduler.empty()) o << autoscheduler_cpp(plan, opt);
   if (opt.memcheck) {
     o << "    for (Func f : {";
     std::vector<std::string> fs;

@@ -19,6 +19,13 @@ struct ReproducerOptions {
   std::string target = "host";  // "host": get_jit_target_from_environment(), as the oracle ran it
   bool memcheck = false;        // include the tracing check of every load and store
   std::vector<std::string> header;  // comment lines at the top: what was found, and where
+  // A plan with an autoscheduler: the schedule it chose in the run that was judged, pasted
+  // as it is (the robust way: the reproducer runs that very schedule); when empty (the
+  // autoscheduler failed, or the case was not run), the reproducer applies the autoscheduler
+  // itself, loading its plugin from the directory of the Halide it is compiled against
+  // (major version -> directory; 14 is the Halide without HALIDE_VERSION_MAJOR).
+  std::string schedule_source;
+  std::vector<std::pair<int, std::string>> autoscheduler_dirs;
 };
 
 std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expected, const ReproducerOptions& opt);

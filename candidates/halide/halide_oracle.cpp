@@ -32,6 +32,7 @@
 #include <string.h>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -74,7 +75,8 @@ const KnownRestriction kKnownRestrictions[] = {
      "Halide treats a vectorized loop like a parallel one: a func computed inside it must be stored inside it; "
      "halo's vectorized loops are semantically serial, and its rule of storage inside the loop holds for parallel "
      "loops only"},
-    {kNotInThisVersion, "the schedule uses a directive that this Halide version does not have"},
+    {kNotInThisVersion, "the schedule uses a directive or an autoscheduler that this Halide version does not have"},
+    {kAutoschedulerUnsupported, "the autoscheduler documents this case as unsupported"},
     {"is accessed over an unbounded domain",
      "Halide's bounds inference must bound every store of an update, and a left-hand side that depends on func "
      "values is unbounded to it (as to β0, whose completed program then fails its assertion)"},
@@ -133,6 +135,81 @@ std::string first_line(const std::string& s) {
   return nl == std::string::npos ? t : t.substr(0, nl);
 }
 
+// What an autoscheduler refuses by design, in its own words (its user errors, read from
+// its sources in Halide 14, 19 and 21): such a refusal of a valid pipeline is
+// `not_expressible`; any other failure of the autoscheduler is `autoscheduler_error`.
+struct AutoschedulerRestriction {
+  const char* autoscheduler;
+  const char* needle;
+  const char* explanation;
+};
+const AutoschedulerRestriction kAutoschedulerRestrictions[] = {
+    {"Li2018", "We can only schedule bounded accesses",
+     "Li2018 schedules only pipelines whose every access its bounds inference can bound"},
+    {"Li2018", "is not constant",
+     "Li2018 needs every func's region and every reduction's extent to be a constant once the estimates are "
+     "substituted"},
+};
+
+const AutoschedulerRestriction* autoscheduler_restriction(const std::string& name, const std::string& message) {
+  for (const AutoschedulerRestriction& k : kAutoschedulerRestrictions)
+    if (name == k.autoscheduler && message.find(k.needle) != std::string::npos) return &k;
+  return nullptr;
+}
+
+bool autoscheduler_phase(const std::string& phase) {
+  return phase == "autoschedule" || phase == "memcheck_autoschedule";
+}
+
+// How a failure of Halide on an autoscheduled case reads, when the autoscheduler is to
+// blame: its own failure during the autoschedule phase, or Halide's refusal of the schedule
+// it chose. Returns false when the ordinary classification applies.
+bool classify_autoscheduler_failure(HalideVerdict& v, const JitResult& r, const Program& prog,
+                                    const Int32ModelResult& model) {
+  if (prog.schedule_mode != ScheduleMode::Autoscheduler) return false;
+  const std::string& name = prog.autoscheduler;
+  bool own_phase = autoscheduler_phase(v.phase);
+  bool refusal = r.status == JitResult::Status::CompileError || r.status == JitResult::Status::OtherError;
+  if (!own_phase && !refusal) return false;  // a runtime check, or an internal error of Halide's compiler
+  // What no schedule makes Halide accept (a version without the autoscheduler, a documented
+  // restriction of Halide's) reads as for any schedule.
+  if (known_restriction(r.message)) return false;
+  if (const AutoschedulerRestriction* k = own_phase && refusal ? autoscheduler_restriction(name, r.message) : nullptr) {
+    v.outcome = HalideOutcome::NotExpressible;
+    v.detail = fmt::format("not expressible with {}: {} (Halide: {})", name, k->explanation, first_line(r.message));
+    return true;
+  }
+  // A pipeline whose regions depend on func values is no valid Halide pipeline under any
+  // schedule (the known restriction "in an unbounded way"): whatever the autoscheduler says
+  // of it — Adams2019 asserts "Unbounded producer->consumer relationship" internally in 14
+  // and 19, as a user error in 21 — is not a bug on a valid pipeline.
+  if (model.unbounded_region && (refusal || own_phase)) {
+    v.outcome = HalideOutcome::NotExpressible;
+    v.detail = fmt::format("Halide cannot bound a region that depends on func values ({}) under any schedule; {} "
+                           "stops with (during {}): {}",
+                           model.why, own_phase ? name : std::string("Halide"), v.phase, first_line(r.message));
+    return true;
+  }
+  v.outcome = HalideOutcome::AutoschedulerError;
+  const char* how = r.status == JitResult::Status::InternalError  ? "an InternalError"
+                    : r.status == JitResult::Status::CompileError ? "a user error"
+                                                                  : "an error";
+  v.detail = own_phase ? fmt::format("Halide's autoscheduler {} failed on a valid pipeline ({} during {}): {}", name,
+                                     how, v.phase, first_line(r.message))
+                       : fmt::format("Halide refuses the schedule its own autoscheduler {} chose (during {}): {}", name,
+                                     v.phase, first_line(r.message));
+  return true;
+}
+
+// An autoscheduler's schedule without the numbers that make names unique in a process
+// (Halide names the traced run's second build blur_y$1, lambda_2, ..., which Adams2019
+// writes with `_`; Li2018 counts its Vars v2, v3, ... across the process), so that the two
+// runs' schedules compare. Numbers that are not part of a name (split factors) stay.
+std::string same_schedule_text(const std::string& source) {
+  static const std::regex numbered_name("\\b([A-Za-z_][A-Za-z_0-9]*?)[_$]?[0-9]+\\b");
+  return std::regex_replace(source, numbered_name, "$1");
+}
+
 // What the child reported: the phases it entered, and the results of its runs.
 struct ChildReport {
   std::string last_phase;
@@ -166,6 +243,7 @@ ChildReport parse_report(const std::string& text) {
 // The schedule's directive kinds (with tail and traversal), sorted: the coordinates of a
 // wrong output or a memory violation once the case is minimized.
 std::string schedule_features(const Program& prog) {
+  if (prog.schedule_mode == ScheduleMode::Autoscheduler) return "autoscheduler." + prog.autoscheduler;
   std::set<std::string> kinds;
   if (prog.schedule)
     for (const Directive& d : *prog.schedule) {
@@ -240,7 +318,9 @@ uint64_t count_undefined(const OutputBuffer& b) {
 // on this input? Def. 2.3 allows an assertion failure on both sides.
 std::optional<bool> halo_asserts(const Program& prog, const Input& in, const Limits& lim) {
   try {
-    TgtProgram t = schedule_pipeline(prog);
+    // An autoscheduler's schedule is Halide's: halo's completed program is the formal
+    // default's, whose assertions (an input read outside its buffer) no schedule changes.
+    TgtProgram t = schedule_pipeline(prog.schedule_mode == ScheduleMode::Autoscheduler ? formal_part(prog) : prog);
     Beta0Completion c = complete_with_beta0(t);
     OracleVerdict v = check_theorems(prog, c.program, in, lim);
     return v.assertion_failed;
@@ -318,6 +398,11 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     v.outcome = HalideOutcome::Crash;
     v.message = signal_description(run.signal);
     v.detail = fmt::format("Halide's process died of {} during {}", v.message, v.phase);
+    if (autoscheduler_phase(v.phase)) {
+      v.outcome = HalideOutcome::AutoschedulerError;
+      v.detail = fmt::format("Halide's autoscheduler {} crashed the process ({}) during {}", prog.autoscheduler,
+                             v.message, v.phase);
+    }
     return;
   }
   if (!rep.plain || (opt.memcheck && rep.plain->status == JitResult::Status::Ok && !rep.memcheck)) {
@@ -328,6 +413,13 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     return;
   }
   v.halide_target = rep.plain->target;
+  v.autoscheduler_params = rep.plain->autoscheduler_params;
+  v.schedule_source = rep.plain->schedule_source;
+  if (rep.memcheck && !rep.plain->schedule_source.empty() &&
+      same_schedule_text(rep.memcheck->schedule_source) != same_schedule_text(rep.plain->schedule_source))
+    v.notes.push_back(fmt::format("the autoscheduler {} chose another schedule for the traced run's pipeline (the one "
+                                  "shown is the plain run's)",
+                                  prog.autoscheduler));
   if (!rep.plain->bounds_query_note.empty()) v.notes.push_back(rep.plain->bounds_query_note);
   std::vector<const JitResult*> runs{&*rep.plain};
   if (rep.memcheck) runs.push_back(&*rep.memcheck);
@@ -336,6 +428,7 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     bool traced = r == &*rep.memcheck;
     v.phase = (traced ? "memcheck_" : "") + r->phase;
     v.message = r->message;
+    if (classify_autoscheduler_failure(v, *r, prog, model)) return;
     switch (r->status) {
       case JitResult::Status::InternalError:
         v.outcome = HalideOutcome::InternalError;
@@ -606,13 +699,14 @@ const char* outcome_name(HalideOutcome o) {
     case HalideOutcome::RuntimeAssertion: return "runtime_assertion";
     case HalideOutcome::Hang: return "hang";
     case HalideOutcome::OutOfMemory: return "out_of_memory";
+    case HalideOutcome::AutoschedulerError: return "autoscheduler_error";
   }
   return "?";
 }
 
 bool is_violation(HalideOutcome o) {
   return o == HalideOutcome::WrongOutput || o == HalideOutcome::MemoryViolation || o == HalideOutcome::Crash ||
-         o == HalideOutcome::InternalError;
+         o == HalideOutcome::InternalError || o == HalideOutcome::AutoschedulerError;
 }
 
 bool halide_ran(HalideOutcome o) {
@@ -635,6 +729,10 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
   const HalideVersion& version = halide_version_for(opt);
   v.halide_version = version.version;
   auto finish = [&](HalideVerdict& out) -> HalideVerdict {
+    out.autoscheduler = prog.autoscheduler;
+    if (!prog.replaced_schedule.empty() &&
+        std::find(out.notes.begin(), out.notes.end(), prog.replaced_schedule) == out.notes.end())
+      out.notes.insert(out.notes.begin(), prog.replaced_schedule);
     out.signature = signature_of(out, prog);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
@@ -734,10 +832,21 @@ std::string halide_reproducer(const Program& prog, const Input& in, const Halide
     throw InputError(Diagnostic{prog.file, {}, "no Halide program can be written: " + err->message});
   ReproducerOptions ro;
   ro.target = opt.target;
+  ro.schedule_source = v.schedule_source;
+  for (const HalideVersion& h : installed_halide_versions())
+    if (!h.autoschedulers.empty()) ro.autoscheduler_dirs.emplace_back(h.major, h.autoschedulers);
   ro.memcheck = v.outcome == HalideOutcome::MemoryViolation || v.phase.rfind("memcheck_", 0) == 0;
   ro.header.push_back(fmt::format("halo's verdict: {} ({})", outcome_name(v.outcome), v.signature));
   if (!v.detail.empty()) ro.header.push_back(v.detail);
   if (!v.halide_target.empty()) ro.header.push_back("Halide target when found: " + v.halide_target);
+  if (!v.autoscheduler.empty()) {
+    ro.header.push_back(fmt::format("The schedule is Halide's autoscheduler {}'s ({}), {}.", v.autoscheduler,
+                                    v.autoscheduler_params.empty() ? autoscheduler_params_text(v.autoscheduler)
+                                                                   : v.autoscheduler_params,
+                                    v.schedule_source.empty() ? "applied again in main() (it recorded no schedule)"
+                                                              : "pasted in main() as it chose it"));
+    if (!prog.replaced_schedule.empty()) ro.header.push_back(prog.replaced_schedule);
+  }
   std::istringstream halo_src(print_program(prog));
   ro.header.push_back("The .halo program:");
   for (std::string line; std::getline(halo_src, line);) ro.header.push_back("  " + line);
@@ -776,6 +885,10 @@ nlohmann::json halide_verdict_to_json(const HalideVerdict& v) {
             {"uninitialized_examples", v.mem.uninitialized_examples}}},
           {"heap_corruption", v.heap_corruption},
           {"notes", v.notes},
+          {"autoscheduler", v.autoscheduler.empty() ? nlohmann::json(nullptr)
+                                                    : nlohmann::json{{"name", v.autoscheduler},
+                                                                     {"params", v.autoscheduler_params},
+                                                                     {"schedule_source", v.schedule_source}}},
           {"output_tail", v.output_tail},
           {"compile_seconds", v.compile_seconds},
           {"run_seconds", v.run_seconds},
@@ -792,6 +905,19 @@ std::string describe_halide_verdict(const HalideVerdict& v) {
   }
   for (const std::string& e : v.mem.out_of_bounds_examples) s += "  " + e + "\n";
   for (const std::string& n : v.notes) s += "  note: " + n + "\n";
+  if (!v.autoscheduler.empty()) {
+    // A finding shows the schedule that failed; a case that holds says only how long it is.
+    size_t lines = size_t(std::count(v.schedule_source.begin(), v.schedule_source.end(), '\n'));
+    s += fmt::format("  autoscheduler: {} ({})", v.autoscheduler,
+                     v.autoscheduler_params.empty() ? autoscheduler_params_text(v.autoscheduler) : v.autoscheduler_params);
+    if (v.schedule_source.empty()) s += ", no schedule chosen\n";
+    else if (!v.finding()) s += fmt::format(", chose a schedule of {} line(s) (--json or --emit-cpp shows it)\n", lines);
+    else {
+      s += ", chose this schedule:\n";
+      std::istringstream src(v.schedule_source);
+      for (std::string line; std::getline(src, line);) s += "    " + line + "\n";
+    }
+  }
   if (v.finding()) s += "  signature: " + v.signature + "\n";
   if ((v.outcome == HalideOutcome::Crash || v.outcome == HalideOutcome::Hang) && !v.output_tail.empty())
     s += "  Halide's last output:\n" + v.output_tail + "\n";

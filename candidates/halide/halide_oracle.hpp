@@ -13,7 +13,8 @@
 //                  fails and so does halo's own completed program: Def. 2.3 allows both);
 //   violations     wrong_output (Theorem 2.2), memory_violation (Theorem 2.1: an access
 //                  outside the realized region, or a heap buffer overrun), crash,
-//                  internal_error (Halide's own InternalError);
+//                  internal_error (Halide's own InternalError), autoscheduler_error (one of
+//                  Halide's autoschedulers failing on a valid pipeline);
 //   divergences    rejected (Halide's CompileError on a schedule halo accepts),
 //                  runtime_assertion (Halide's runtime check fails, halo's program runs),
 //                  hang, out_of_memory.
@@ -34,6 +35,10 @@ enum class HalideOutcome : uint8_t {
   Pass, OutOfModel, ReferenceError, NotExpressible, AgreedAssertion,
   WrongOutput, MemoryViolation, Crash, InternalError,
   Rejected, RuntimeAssertion, Hang, OutOfMemory,
+  // Halide's autoscheduler failed on a valid pipeline in a way it does not document (an
+  // internal error, a crash, an unexplained refusal), or Halide refuses the schedule its own
+  // autoscheduler chose: a Halide bug, a violation (docs/halide.md, "Autoschedulers").
+  AutoschedulerError,
 };
 const char* outcome_name(HalideOutcome o);
 bool is_finding(HalideOutcome o);          // a violation or a divergence
@@ -75,6 +80,10 @@ struct HalideVerdict {
   MemcheckReport mem;
   std::vector<std::string> heap_corruption;
   std::vector<std::string> notes;  // readings the translation took (plan notes)
+  // `schedule autoscheduler NAME { }` (or --autoscheduler NAME): the autoscheduler, the
+  // parameters Halide recorded, and the schedule it chose as C++ (empty when it did not
+  // choose one), so that a finding shows the schedule that failed.
+  std::string autoscheduler, autoscheduler_params, schedule_source;
   double compile_seconds = 0, run_seconds = 0, seconds = 0;
   bool finding() const { return is_finding(outcome); }
 };

@@ -33,6 +33,10 @@ namespace halo::halide {
 // How the worker says that its Halide lacks a directive of the plan (a version check in
 // worker/jit.cpp): the case is not expressible in that version, never a finding.
 inline constexpr const char* kNotInThisVersion = "halo: not in this Halide version";
+// How the worker says that an autoscheduler refuses what it documents as unsupported before
+// calling it (Anderson2021 schedules for GPUs only, and asserts a GPU target with an
+// internal error): not expressible, never a finding.
+inline constexpr const char* kAutoschedulerUnsupported = "halo: documented as unsupported by the autoscheduler";
 
 // The byte every point of the output buffer holds before Halide runs, so that a point
 // Halide never writes does not pass for a computed value: the plain and the traced run use
@@ -68,7 +72,7 @@ struct JitResult {
   // a compiler bug, RuntimeError = a runtime assertion), or Ok.
   enum class Status : uint8_t { Ok, CompileError, InternalError, RuntimeError, OtherError };
   Status status = Status::Ok;
-  std::string phase;    // build, compile, bounds_query, run
+  std::string phase;    // build, autoschedule, compile, bounds_query, run
   std::string message;  // Halide's message
   std::vector<std::pair<int32_t, int32_t>> output_region;  // the output buffer realized (min, extent)
   std::string bounds_query_note;  // set when the bounds query's answer did not contain R(z)
@@ -77,6 +81,11 @@ struct JitResult {
   MemcheckReport mem;
   std::string target;   // the target Halide compiled for
   double compile_seconds = 0, run_seconds = 0;
+  // A plan with an autoscheduler (phase `autoschedule`, between build and compile): the
+  // parameters as Halide records them, and the schedule it chose as C++
+  // (AutoSchedulerResults::schedule_source), which the reproducer pastes.
+  std::string autoscheduler_params;
+  std::string schedule_source;
 };
 
 const char* jit_status_name(JitResult::Status s);

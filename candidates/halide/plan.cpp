@@ -243,6 +243,10 @@ class Translator {
     // In Halide's mode (`schedule halide { }`) the schedule as written is Halide's: the
     // directives halo added as Halide's defaults (Directive::default_note) take no call, and
     // only what the writer placed at the root (compute_root, store_root) does.
+    if (prog_.schedule_mode == ScheduleMode::Autoscheduler) {
+      plan_.autoscheduler = prog_.autoscheduler;
+      return plan_;
+    }
     std::set<std::string> inlined, computed_at, stored_at;
     if (prog_.schedule)
       for (const Directive& d : *prog_.schedule) {
@@ -797,6 +801,37 @@ std::variant<HalidePlan, TranslationError> translate_to_halide(const Program& pr
   } catch (const NotExpressible& e) {
     return TranslationError{e.message, true};
   }
+}
+
+namespace {
+// Halide's own defaults for a generic machine (MachineParams::generic: 16 cores, a 16 MiB
+// last-level cache, balance 40), written out so that no version's default or
+// HL_MACHINE_PARAMS changes them, and the search of Adams2019 and Anderson2021 without
+// random dropout, which makes it deterministic.
+const std::map<std::string, std::string> kAutoschedulerParams{
+    {"parallelism", "16"}, {"last_level_cache_size", "16777216"}, {"balance", "40"},
+    {"beam_size", "32"},   {"random_dropout", "100"}};
+}  // namespace
+
+const std::string& autoscheduler_param(const std::string& key) { return kAutoschedulerParams.at(key); }
+
+std::map<std::string, std::string> autoscheduler_params(const std::string& name) {
+  std::vector<std::string> keys{"parallelism"};  // the one every autoscheduler takes
+  if (name == "Mullapudi2016") keys.insert(keys.end(), {"last_level_cache_size", "balance"});
+  if (name == "Adams2019" || name == "Anderson2021") keys.insert(keys.end(), {"beam_size", "random_dropout"});
+  std::map<std::string, std::string> p;
+  for (const std::string& k : keys) p[k] = autoscheduler_param(k);
+  return p;
+}
+
+std::string autoscheduler_params_text(const std::string& name) {
+  std::string out;
+  for (const auto& [k, v] : autoscheduler_params(name)) out += (out.empty() ? "" : " ") + k + "=" + v;
+  return out;
+}
+
+std::string autoscheduler_plugin_file(const std::string& name) {
+  return "libautoschedule_" + autoscheduler_plugin_name(name) + ".so";
 }
 
 std::string cpp_func(const std::string& f) { return "f_" + f; }

@@ -25,6 +25,7 @@
 #include "semantics/ast.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -155,6 +156,10 @@ struct HalidePlan {
   std::string output;                                 // the output func
   bool typed = false;                                 // the program is typed (docs/types.md)
   bool halide_mode = false;                           // `schedule halide { }`: Halide's defaults, not the formal one
+  // `schedule autoscheduler NAME { }`: Halide's autoscheduler NAME chooses the schedule, which
+  // is then empty (not even the formal default's compute_root calls: an autoscheduler
+  // refuses or overwrites a scheduled func).
+  std::string autoscheduler;
   std::vector<HlParam> params;
   std::vector<HlInput> inputs;                        // declaration order
   std::vector<HlFunc> funcs;                          // definition order
@@ -171,6 +176,18 @@ struct TranslationError {
   std::string message;
   bool not_expressible = false;
 };
+
+// The parameters halo gives an autoscheduler (docs/halide.md, "Autoschedulers"): fixed, so
+// that a case means the same schedule on every run and machine, and recorded in every
+// verdict. Halide 19 and later take them as AutoschedulerParams::extra; Halide 14 takes
+// parallelism, last_level_cache_size and balance as its MachineParams, and its Adams2019
+// reads beam_size and random_dropout from the environment (HL_BEAM_SIZE, HL_RANDOM_DROPOUT).
+std::map<std::string, std::string> autoscheduler_params(const std::string& name);
+// One of those parameters, whichever autoscheduler takes it (Halide 14 gives every
+// autoscheduler the machine's three).
+const std::string& autoscheduler_param(const std::string& key);
+std::string autoscheduler_params_text(const std::string& name);  // "parallelism=16 beam_size=32 ..."
+std::string autoscheduler_plugin_file(const std::string& name);  // "libautoschedule_adams2019.so"
 
 // Translates a valid program (semantics/validity.hpp and the schedule's own checks have
 // passed) under input z. Returns the plan, or the reason it is out of the Int(32) model.

@@ -38,6 +38,8 @@ nlohmann::json jit_to_json(const JitResult& r) {
           {"target", r.target},
           {"compile_seconds", r.compile_seconds},
           {"run_seconds", r.run_seconds},
+          {"autoscheduler_params", r.autoscheduler_params},
+          {"schedule_source", r.schedule_source},
           {"mem",
            {{"loads", r.mem.loads},
             {"stores", r.mem.stores},
@@ -63,6 +65,8 @@ JitResult jit_from_json(const nlohmann::json& j) {
   r.target = j.at("target").get<std::string>();
   r.compile_seconds = j.at("compile_seconds").get<double>();
   r.run_seconds = j.at("run_seconds").get<double>();
+  r.autoscheduler_params = j.at("autoscheduler_params").get<std::string>();
+  r.schedule_source = j.at("schedule_source").get<std::string>();
   const auto& m = j.at("mem");
   r.mem.loads = m.at("loads").get<uint64_t>();
   r.mem.stores = m.at("stores").get<uint64_t>();

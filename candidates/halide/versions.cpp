@@ -23,10 +23,11 @@ struct Entry {
   const char* include;
   const char* library;
   const char* origin;
+  const char* autoschedulers;
 };
 const Entry kBuilt[] = {
 #include "halo_halide_versions.inc"
-    {nullptr, 0, nullptr, nullptr, nullptr, nullptr},  // the end; a build without Halide has nothing else
+    {nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr},  // the end; a build without Halide has nothing else
 };
 
 }  // namespace
@@ -43,7 +44,8 @@ const std::vector<HalideVersion>& installed_halide_versions() {
   static const std::vector<HalideVersion> versions = [] {
     std::vector<HalideVersion> v;
     for (const Entry& e : kBuilt)
-      if (e.worker && access(e.worker, X_OK) == 0) v.push_back(HalideVersion{e.version, e.major, e.worker, e.include, e.library, e.origin});
+      if (e.worker && access(e.worker, X_OK) == 0) v.push_back(HalideVersion{e.version, e.major, e.worker, e.include, e.library, e.origin,
+                                  e.autoschedulers});
     std::sort(v.begin(), v.end(), [](const HalideVersion& a, const HalideVersion& b) { return a.major < b.major; });
     return v;
   }();

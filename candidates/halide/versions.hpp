@@ -19,6 +19,7 @@ struct HalideVersion {
   std::string include;   // Halide.h's directory, for the reproducers' command lines
   std::string library;   // libHalide
   std::string origin;    // "debian" or "pip"
+  std::string autoschedulers;  // the directory of its autoscheduler plugins, or empty: none installed
   std::string name() const { return "halide@" + std::to_string(major); }
   // How to compile and run a reproducer against this version.
   std::string compile_command(const std::string& cpp, const std::string& exe) const;

@@ -13,7 +13,9 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace halo::halide {
@@ -45,6 +47,12 @@ int64_t load_value(Type t, const void* p) {
     case 32: return t.is_int() ? int64_t(*static_cast<const int32_t*>(p)) : int64_t(*static_cast<const uint32_t*>(p));
     default: return *static_cast<const int64_t*>(p);
   }
+}
+
+// A constant of type t (a u64 given as its bit pattern).
+Halide::Expr constant(Type t, int64_t v) {
+  if (t == Type::uint(64)) return Halide::Internal::make_const(Halide::UInt(64), uint64_t(v));
+  return Halide::Internal::make_const(halide_type(t), v);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -332,9 +340,7 @@ struct Built {
 
   Halide::Expr expr(const HlExpr& e) {
     switch (e.kind) {
-      case HlExpr::Kind::Const:
-        if (e.type == Type::uint(64)) return Halide::Internal::make_const(Halide::UInt(64), uint64_t(e.value));
-        return Halide::Internal::make_const(halide_type(e.type), e.value);
+      case HlExpr::Kind::Const: return constant(e.type, e.value);
       case HlExpr::Kind::Param: return params.at(e.name);
       case HlExpr::Kind::Var: return var(e.name);
       case HlExpr::Kind::RVar: return rdoms.at(e.rdom)[e.rdom_dim];
@@ -560,6 +566,78 @@ void schedule(Built& b, const HalidePlan& plan) {
   }
 }
 
+// ------------------------------------------------------------------ autoschedulers
+// Halide's autoschedulers need estimates of every input and output (Adams2019 refuses a
+// pipeline without them): the realization's own sizes, R(z) for the output, each buffer's
+// box, and each parameter's value under z.
+void set_estimates(Built& b, const HalidePlan& plan) {
+  // Through the Parameter, with a constant of the parameter's own type: Halide 14's
+  // Param<>::set_estimate refuses any C++ value for a Param of a run-time type.
+  for (const HlParam& p : plan.params) {
+    auto parameter = b.params.at(p.name).parameter();
+    parameter.set_estimate(constant(p.type, p.value));
+  }
+  for (const HlInput& in : plan.inputs) {
+    Halide::Region box;
+    for (const auto& [mn, ext] : in.box) box.emplace_back(mn, ext);
+    b.images.at(in.name).set_estimates(box);
+  }
+  Halide::Region window;
+  for (const auto& [mn, len] : plan.window) window.emplace_back(mn, len);
+  b.funcs.at(plan.output).set_estimates(window);
+}
+
+// Loads the autoscheduler's plugin from this version's directory (cmake/HalideVersions.cmake),
+// or says, as kNotInThisVersion, that this version has none. Halide registers a plugin's
+// autoscheduler when the library is loaded, and a second registration of the same name is
+// an error, so each is loaded once per process.
+void load_autoscheduler(const std::string& name) {
+  static std::set<std::string> loaded;
+  if (loaded.count(name)) return;
+  std::string dir = HALO_HALIDE_AUTOSCHEDULERS, file = autoscheduler_plugin_file(name);
+  if (dir.empty())
+    throw Halide::CompileError(fmt::format("{}: Halide {} has no autoscheduler plugin installed", kNotInThisVersion,
+                                           HALO_HALIDE_VERSION));
+  std::string path = dir + "/" + file;
+  if (access(path.c_str(), R_OK) != 0)
+    throw Halide::CompileError(fmt::format("{}: Halide {} has no autoscheduler {} (no {} in {})", kNotInThisVersion,
+                                           HALO_HALIDE_VERSION, name, file, dir));
+  Halide::load_plugin(path);
+  loaded.insert(name);
+}
+
+// Applies the plan's autoscheduler to the unscheduled pipeline with halo's fixed parameters
+// (autoscheduler_params), and keeps what it chose.
+void autoschedule(Built& b, const HalidePlan& plan, Halide::Pipeline& p, const Halide::Target& t, JitResult& r) {
+  const std::string& name = plan.autoscheduler;
+  load_autoscheduler(name);  // first: a version without it says so whatever the target
+  if (name == "Anderson2021" && !t.has_gpu_feature())
+    throw Halide::CompileError(fmt::format("{}: Anderson2021 schedules for GPUs only, and the target {} has no GPU "
+                                           "feature",
+                                           kAutoschedulerUnsupported, t.to_string()));
+  set_estimates(b, plan);
+#if HALO_HALIDE_MAJOR >= 15
+  Halide::AutoSchedulerResults res = p.apply_autoscheduler(t, Halide::AutoschedulerParams(name, autoscheduler_params(name)));
+  r.autoscheduler_params = res.autoscheduler_params.to_string();
+#else
+  // Halide 14 takes the machine's parameters as MachineParams (every autoscheduler gets
+  // them), and its Adams2019 reads the search's from the environment, which is set to
+  // halo's values so that the caller's environment cannot change the schedule.
+  Halide::MachineParams machine(std::stoi(autoscheduler_param("parallelism")),
+                                std::stoull(autoscheduler_param("last_level_cache_size")),
+                                std::stof(autoscheduler_param("balance")));
+  setenv("HL_BEAM_SIZE", autoscheduler_param("beam_size").c_str(), 1);
+  setenv("HL_RANDOM_DROPOUT", autoscheduler_param("random_dropout").c_str(), 1);
+  for (const char* v : {"HL_WEIGHTS_DIR", "HL_SCHEDULE_FILE", "HL_CYOS", "HL_RANDOMIZE_WEIGHTS", "HL_SEED",
+                        "HL_NUM_PASSES", "HL_AUTOSCHEDULE_MEMORY_LIMIT"})
+    unsetenv(v);
+  Halide::AutoSchedulerResults res = p.auto_schedule(name, t, machine);
+  // Recorded in the words of the later versions, then the MachineParams 14 was given.
+  r.autoscheduler_params = fmt::format("autoscheduler={} {} (Halide 14: MachineParams {})", name,
+                                       autoscheduler_params_text(name), res.machine_params_string);
+#endif
+  r.schedule_source = res.schedule_source;
+}
 
 // Halide 14 and 19 take a CPU with AVX512-BF16 and AVX-VNNI for a Sapphire Rapids (AMD's Zen 5
 // has both) and then use AVX512-FP16 instructions, which such a CPU lacks: every vectorized
@@ -604,11 +682,18 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
   define(b, plan);
   schedule(b, plan);
   Halide::Func& out = b.funcs.at(plan.output);
-  if (opt.memcheck)
-    for (auto& [name, f] : b.funcs) f.trace_loads().trace_stores().trace_realizations();
   Halide::Pipeline p(out);
   Halide::Target t = target_of(opt.target);
   r.target = t.to_string() + g_host_note;
+  // The autoscheduler schedules the pipeline as the user's program has it; the traced run's
+  // pipeline is scheduled again the same way before its tracing is switched on.
+  if (!plan.autoscheduler.empty()) {
+    r.phase = "autoschedule";
+    phase("autoschedule");
+    autoschedule(b, plan, p, t, r);
+  }
+  if (opt.memcheck)
+    for (auto& [name, f] : b.funcs) f.trace_loads().trace_stores().trace_realizations();
 
   r.phase = "compile";
   phase("compile");
