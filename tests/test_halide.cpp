@@ -486,6 +486,7 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide-mul-shift-right-64-internal-error.halo", "halide-internal_error:compile"},
       {"halide-atomic-mutex-array-foreign-free.halo", "halide-memory_violation:run"},  // Li2018's schedule
       {"halide-simplifier-introduces-int32-overflow.halo", "halide-wrong_output:run"},
+      {"halide-traced-vectorized-compute-at-wrong-output.halo", "halide-wrong_output:memcheck_run"},
       // Halide 14 refuses both (constant folding); Halide 21 miscomputes the first.
       {"halide21-abs-select-int64-min-wrong-output.halo", "halide-rejected:compile"},
       {"halide-rounding-mul-shift-right-zero-shift-rejected.halo", "halide-rejected:compile"},
