@@ -126,7 +126,8 @@ TEST_CASE("Anderson2021 is not expressible without a GPU, and where a version la
       {"oracle", dir.write("a.halo", blur("Anderson2021")), "--target", "halide@all", "--json"});
   INFO(r.out << r.err);
   REQUIRE(r.status == 5);  // no version ran it: no verdict
-  for (const auto& row : nlohmann::json::parse(r.out)["matrix"]) {
+  const nlohmann::json parsed_r_out = nlohmann::json::parse(r.out);  // the loop's range must outlive it
+  for (const auto& row : parsed_r_out["matrix"]) {
     INFO(row.dump());
     CHECK(row["outcome"] == "not_expressible");
     CHECK(row["phase"] == "autoschedule");
@@ -151,7 +152,8 @@ TEST_CASE("an autoscheduler's refusal of what it documents as unsupported is not
                                         "halide@all", "--json"});
     INFO(r.out << r.err);
     CHECK(r.status == 5);  // no version ran it, and none has a finding
-    for (const auto& row : nlohmann::json::parse(r.out)["matrix"]) {
+    const nlohmann::json parsed_r_out = nlohmann::json::parse(r.out);  // the loop's range must outlive it
+    for (const auto& row : parsed_r_out["matrix"]) {
       INFO(row.dump());
       CHECK(row["outcome"] == "not_expressible");
       CHECK(row["phase"] == "autoschedule");
@@ -202,7 +204,8 @@ TEST_CASE("halo oracle with --autoscheduler replaces the file's schedule and eve
                                       "--json"});
   INFO(j.out << j.err);
   REQUIRE(j.status == 0);
-  for (const auto& row : nlohmann::json::parse(j.out)["matrix"]) {
+  const nlohmann::json parsed_j_out = nlohmann::json::parse(j.out);  // the loop's range must outlive it
+  for (const auto& row : parsed_j_out["matrix"]) {
     CHECK(row["outcome"] == "pass");
     CHECK(row["autoscheduler"]["name"] == "Adams2019");
     REQUIRE(!row["notes"].empty());
