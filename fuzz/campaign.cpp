@@ -291,6 +291,8 @@ std::vector<std::pair<std::string, nlohmann::json>> campaign_progress_records(co
   return out;
 }
 
+std::string finding_stem(const CampaignOptions& opts, uint64_t k) { return fmt::format("{}-{}-{}", opts.target, opts.seed, k); }
+
 std::string finding_key_of_record(const nlohmann::json& r) {
   std::string verdict = r.value("verdict", std::string());
   return finding_key(verdict, verdict == "generator" ? r.value("detail", std::string()) : r.value("program", std::string()));
@@ -298,7 +300,7 @@ std::string finding_key_of_record(const nlohmann::json& r) {
 
 void remove_finding_files(const CampaignOptions& opts, uint64_t k) {
   namespace fs = std::filesystem;
-  std::string stem = fmt::format("{}-{}-{}", opts.target, opts.seed, k);
+  std::string stem = finding_stem(opts, k);
   std::error_code ec;
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(opts.out_dir, ec))
@@ -468,7 +470,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
           if (s.earlier_findings) --s.earlier_findings;
         }
         seen[key] = k;
-        std::string stem = fmt::format("{}-{}-{}", opts.target, opts.seed, k);
+        std::string stem = finding_stem(opts, k);
         if (!opts.out_dir.empty()) {
           if (f.kind != "generator") f.halo_file = (fs::path(opts.out_dir) / (stem + ".halo")).string();
           f.json_file = (fs::path(opts.out_dir) / (stem + ".json")).string();

@@ -99,6 +99,9 @@ std::string campaign_progress_text(const CampaignOptions& opts, uint64_t done);
 // not JSON is skipped.
 std::vector<std::pair<std::string, nlohmann::json>> campaign_progress_records(const std::string& dir);
 
+// The name of case k's finding files without extension: TARGET-SEED-K.
+std::string finding_stem(const CampaignOptions& opts, uint64_t k);
+
 // What makes two findings the same (duplicate detection), from a finding's JSON record: its
 // verdict and minimized program (a generator failure: its detail).
 std::string finding_key_of_record(const nlohmann::json& record);

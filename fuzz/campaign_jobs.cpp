@@ -138,7 +138,6 @@ struct Job {
   bool open = true;
 };
 
-std::string finding_stem(const CampaignOptions& opts, uint64_t k) { return fmt::format("{}-{}-{}", opts.target, opts.seed, k); }
 
 // A finding as its job's record describes it (the record is what the job wrote to disk).
 FindingReport finding_from_record(const nlohmann::json& r, const CampaignOptions& opts) {
