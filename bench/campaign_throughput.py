@@ -76,7 +76,7 @@ def main():
     ap.add_argument("--halide", default="21", help="the Halide major version")
     ap.add_argument("--time", type=float, default=120, help="seconds per campaign")
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
-    ap.add_argument("--before", default="--jobs 1 --halide-timeout 60 --weight async_folded=100",
+    ap.add_argument("--before", default="--jobs 1 --halide-timeout 60 --weight async_folded=100 --minimize-per-signature 0",
                     help="the campaign as it was (issue 32): one process, a 60 s Halide timeout, async folded")
     ap.add_argument("--after", default="--jobs 1", help="the campaign now, on one core for a per-CPU comparison")
     ap.add_argument("--json", help="write the rows here")

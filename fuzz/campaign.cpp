@@ -102,8 +102,12 @@ std::string finding_text(const FindingReport& f, const CampaignOptions& opts) {
   // the finding's detail (computed on that text) are the file's own.
   std::string out = print_program(f.minimized);
   out += fmt::format("\n# halo {} finding: {}\n", opts.target == "engine" ? "comply" : "fuzz", f.kind);
-  out += fmt::format("# seed {}, case {} (size {}); minimized in {} steps ({} candidates checked)\n", opts.seed,
-                     f.index, f.seed.size, f.shrink_steps, f.shrink_tries);
+  if (f.not_minimized.empty())
+    out += fmt::format("# seed {}, case {} (size {}); minimized in {} steps ({} candidates checked)\n", opts.seed,
+                       f.index, f.seed.size, f.shrink_steps, f.shrink_tries);
+  else
+    out += fmt::format("# seed {}, case {} (size {}); not minimized: {}\n", opts.seed, f.index, f.seed.size,
+                       f.not_minimized);
   out += "# " + replace_all(f.detail, "\n", "\n# ") + "\n";
   if (!opts.reproduce.empty())
     out += "# reproduce: " + replace_all(opts.reproduce, "{file}", f.halo_file.empty() ? "THIS_FILE" : f.halo_file) +
@@ -193,6 +197,7 @@ std::string finding_key(const std::string& kind, const std::string& program_or_d
 // cases of this shard whose finding is incomplete (to be redone).
 struct EarlierFindings {
   std::map<std::string, uint64_t> keys;
+  std::map<std::string, std::vector<uint64_t>> minimized;  // candidate signature -> the cases minimized
   std::vector<uint64_t> redo;
 };
 
@@ -244,6 +249,8 @@ EarlierFindings earlier_findings(const CampaignOptions& opts) {
       continue;
     }
     if (own) complete.insert(k);
+    if (own && r.contains("case_signature") && r["case_signature"].is_string() && !r["shrink"].contains("not_minimized"))
+      e.minimized[r["case_signature"].get<std::string>()].push_back(k);
     auto [at, fresh] = e.keys.emplace(finding_key_of_record(r), k);
     if (!fresh) at->second = std::min(at->second, k);
   }
@@ -340,10 +347,12 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
   s.shards = opts.shards;
   // Kind + minimized case of every finding so far, with the case that filed it.
   std::map<std::string, uint64_t> seen;
+  std::map<std::string, std::vector<uint64_t>> minimized_by_signature;
   std::vector<uint64_t> redo;  // earlier cases whose finding is incomplete on disk
   if (opts.resume && !opts.out_dir.empty()) {
     EarlierFindings e = earlier_findings(opts);
     seen = std::move(e.keys);
+    minimized_by_signature = std::move(e.minimized);
     redo = std::move(e.redo);
     s.resumed = true;
     s.first_case = opts.first_case;
@@ -441,10 +450,20 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       if (r.kind == "generator") {
         f.kind = r.kind;
         f.detail = r.detail;
+      } else if (std::vector<uint64_t>& done = minimized_by_signature[r.signature];
+                 !r.signature.empty() && opts.shrink.per_signature > 0 && done.size() >= size_t(opts.shrink.per_signature)) {
+        f.kind = r.kind;
+        f.detail = r.detail;
+        f.minimized = prog;
+        f.original_chars = f.minimized_chars = print_program(prog).size();
+        f.not_minimized = fmt::format("its signature was minimized already, in case{} {} (at most {} per signature and "
+                                      "process: --minimize-per-signature)",
+                                      done.size() == 1 ? "" : "s", fmt::join(done, ", "), opts.shrink.per_signature);
       } else {
+        if (!r.signature.empty()) done.push_back(k);
         report("shrinking");
         Clock::time_point shrink_start = Clock::now();
-        Minimized m = minimize(shrinkable, r, check, opts.shrink, halt);
+        Minimized m = minimize(shrinkable, r, opts.shrink_check ? opts.shrink_check(r) : check, opts.shrink, halt);
         s.shrink_seconds += since(shrink_start);
         if (time_up()) s.cut_by_time = true;
         f.kind = m.result.kind;
@@ -487,6 +506,8 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
                                 {"tries", f.shrink_tries},
                                 {"original_chars", f.original_chars},
                                 {"minimized_chars", f.minimized_chars}}}};
+        if (!f.not_minimized.empty()) f.record["shrink"]["not_minimized"] = f.not_minimized;
+        if (!r.signature.empty()) f.record["case_signature"] = r.signature;
         for (const auto& [key2, val] : opts.record_extra.items()) f.record[key2] = val;
         if (f.kind != "generator") {
           f.record["program"] = print_program(f.minimized);

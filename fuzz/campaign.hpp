@@ -29,6 +29,10 @@ namespace halo::fuzz {
 struct ShrinkBudget {
   int max_tries = 1000;      // candidate cases checked
   double max_seconds = 20;   // wall clock
+  // Findings of one candidate signature minimized per process (0: every one). A campaign
+  // meets the same failure again and again; minimizing each (up to max_seconds) was most of
+  // a campaign's time. Later ones are filed as generated, saying which cases were minimized.
+  int per_signature = 2;
 };
 
 struct Minimized {
@@ -61,6 +65,11 @@ struct CampaignOptions {
   // being inputs[k], instead of the seed's; `cases` and `seconds` still bound the run.
   std::vector<CaseSeed> inputs;
   nlohmann::json record_extra = nlohmann::json::object();  // added to every finding's record
+  // The check a finding's shrinking candidates get, given the finding (empty: the
+  // campaign's own check). A candidate re-runs only what the finding needs: a failure of
+  // Halide's plain run is shrunk without the traced run's second compile (the minimized
+  // case is then checked whole when its finding is completed).
+  std::function<CaseCheck(const CaseResult& found)> shrink_check;
   // The cases: case k is generator(campaign_case(seed, k)) (empty: generate_case).
   std::function<rc::Shrinkable<Program>(const CaseSeed&)> generator;
   // Resuming (--resume DIR): start at the first case of the shard at or after this one,
@@ -121,6 +130,7 @@ struct FindingReport {
   std::string original_detail;
   Program minimized;
   int shrink_steps = 0, shrink_tries = 0;
+  std::string not_minimized;  // why the case was filed as generated ("": it was minimized)
   size_t original_chars = 0, minimized_chars = 0;
   std::string halo_file, json_file;  // empty when not written
   nlohmann::json record;             // the JSON record (also written next to the .halo file)

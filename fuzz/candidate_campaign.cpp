@@ -29,6 +29,7 @@ CaseResult check_candidate_case(const Candidate& c, const Program& prog, const L
     r.verdict = CaseResult::Verdict::Finding;
     r.kind = v.shrink_kind;
     r.detail = fmt::format("{} (signature {})", v.detail, v.signature);
+    r.signature = v.signature;
     return r;
   });
   if (r.verdict == CaseResult::Verdict::Limit) r.outcomes.push_back(c.name() + ":limit");

@@ -135,7 +135,9 @@ const std::vector<std::string>& combination_coverage_names() {
   static const std::vector<std::string> names = {
       "compute_at.split_variable", "store_above_compute", "sliding_window", "split.predicating_tail",
       "vectorize.split_variable", "rfactor",          "fold_storage",     "async",
-      "compute_with",             "hoist_storage",
+      "compute_with",             "hoist_storage",    "hoist_storage_root", "atomic",
+      "prefetch",                 "memoize",          "store_in",         "fuse.non_adjacent",
+      "compute_with.update",      "implicit_pure",
       // A schedule chosen by one of Halide's autoschedulers (--weight autoscheduler=N).
       "autoscheduler.Mullapudi2016", "autoscheduler.Li2018", "autoscheduler.Adams2019", "autoscheduler.Anderson2021"};
   return names;
@@ -144,11 +146,15 @@ const std::vector<std::string>& combination_coverage_names() {
 std::vector<std::string> combinations_in(const Program& prog) {
   std::set<std::string> out;
   if (prog.schedule_mode == ScheduleMode::Autoscheduler) return {"autoscheduler." + prog.autoscheduler};
-  if (!prog.schedule) return {};
+  for (const FuncDef& f : prog.pipeline.funcs)
+    if (f.implicit_pure) out.insert("implicit_pure");
+  if (!prog.schedule) return {out.begin(), out.end()};
   std::set<std::string> split_vars;  // "func/var" a split made
   std::map<std::string, std::string> compute_at, store_at;  // func → "consumer/var"
   for (const Directive& d : *prog.schedule) {
     std::string at = d.loop.func.text + "/" + d.loop.var.text;
+    if (d.halide_implicit) out.insert("fuse.non_adjacent");
+    if (d.kind == DirectiveKind::ComputeWith && (d.loop.stage > 0 || d.with.stage > 0)) out.insert("compute_with.update");
     switch (d.kind) {
       case DirectiveKind::Split:
         for (const Name& n : d.names) split_vars.insert(d.loop.func.text + "/" + n.text);
@@ -164,7 +170,12 @@ std::vector<std::string> combinations_in(const Program& prog) {
       case DirectiveKind::FoldStorage:
       case DirectiveKind::Async:
       case DirectiveKind::ComputeWith:
-      case DirectiveKind::HoistStorage: out.insert(directive_name(d.kind)); break;
+      case DirectiveKind::HoistStorage:
+      case DirectiveKind::HoistStorageRoot:
+      case DirectiveKind::Atomic:
+      case DirectiveKind::Prefetch:
+      case DirectiveKind::Memoize:
+      case DirectiveKind::StoreIn: out.insert(directive_name(d.kind)); break;
       default: break;
     }
   }

@@ -59,6 +59,7 @@ struct Func {
   std::string text;  // its `fun` line(s)
   bool has_update = false;
   bool update_has_rdom_loop = false;  // the update iterates r (rfactor'able)
+  std::string update_text;            // the update stage, as written in `text`
 };
 
 // At most one draw in the arguments of a call; the others are drawn before it, in
@@ -87,25 +88,35 @@ class Builder {
       sibling_ = small_int(0, n - 3);
     }
     for (int i = 0; i < n; ++i) funcs_.push_back(make_func(i));
-    std::string out = fmt::format("pipeline {}({}) {{\n", funcs_.back().name, use_param_ ? "p" : "");
-    for (const Func& f : funcs_) out += f.text;
-    out += "}\n\n";
-    std::string sched = "schedule {\n";
+    auto pipeline = [&] {
+      std::string out = fmt::format("pipeline {}({}) {{\n", funcs_.back().name, use_param_ ? "p" : "");
+      for (const Func& f : funcs_) out += f.text;
+      return out + "}\n\n";
+    };
     schedule();
+    std::string realize = realization();
+    // Drawn last, and not at all at weight 0 (the default), so that every other draw of a
+    // seed stays what it was: the case is the same program with its drawn schedule replaced.
+    // Before the autoscheduler's draw, and in either case, so that an autoscheduled case
+    // keeps the algorithm of the same case scheduled by hand.
+    for (Func& f : funcs_) implicit_pure(f);
+    if (w_["autoscheduler"] > 0 && chance(w_["autoscheduler"])) {
+      const std::vector<std::string>& names = halide_autoscheduler_names();
+      return pipeline() +
+             fmt::format("schedule autoscheduler {} {{ }}\n\n", names[size_t(small_int(0, int(names.size()) - 1))]) +
+             realize;
+    }
+    // After every other draw, so that the rest of a seed's case stays what it was before
+    // these calls existed: the case gains directives, nothing else changes.
+    halide_calls();
     // Drawn from the output down, each func's loops beside its placement; written in the
     // phase order of fig. 2.11, or validity would drop every directive after the first
     // placement (keep_valid).
     std::stable_sort(directives_.begin(), directives_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string sched = "schedule {\n";
     for (const auto& [phase, d] : directives_) sched += "  " + d + ";\n";
     sched += "}\n\n";
-    std::string realize = realization();
-    // Drawn last, and not at all at weight 0 (the default), so that every other draw of a
-    // seed stays what it was: the case is the same program with its drawn schedule replaced.
-    if (w_["autoscheduler"] > 0 && chance(w_["autoscheduler"])) {
-      const std::vector<std::string>& names = halide_autoscheduler_names();
-      sched = fmt::format("schedule autoscheduler {} {{ }}\n\n", names[size_t(small_int(0, int(names.size()) - 1))]);
-    }
-    return out + sched + realize;
+    return pipeline() + sched + realize;
   }
 
  private:
@@ -117,6 +128,106 @@ class Builder {
   int sibling_ = -1;  // funcs sibling_ and sibling_ + 1 both feed sibling_ + 2; -1: none
   std::vector<Func> funcs_;
   std::vector<std::pair<int, std::string>> directives_;  // (phase, text)
+
+  // What halide_calls() draws on: producers left at the root with the consumer that reads
+  // them and its loops (outermost first), producers computed at a loop.
+  struct RootRead {
+    std::string consumer;
+    std::vector<std::string> loops;
+    std::string producer;
+  };
+  struct Placed {
+    std::string func;
+    bool hoisted = false;
+  };
+  std::vector<RootRead> root_reads_;
+  std::vector<Placed> placed_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> pure_loops_;  // each scheduled func's, outermost first
+  std::map<std::string, std::string> update_outer_;  // the outermost loop of a func's update (not rfactor'ed)
+  // The siblings' compute_with: its directive, and each sibling's outermost pure loop.
+  struct ComputeWith {
+    size_t directive;
+    std::string a, a_outer, b, b_outer;
+  };
+  std::optional<ComputeWith> compute_with_;
+
+  // The siblings fused at an update stage instead (one or both): Halide's compute_with of
+  // update stages, outermost loops.
+  void compute_with_update() {
+    const ComputeWith& cw = *compute_with_;
+    auto a1 = update_outer_.find(cw.a), b1 = update_outer_.find(cw.b);
+    std::vector<std::pair<int, int>> stages;  // (a's stage, b's stage)
+    if (a1 != update_outer_.end()) stages.emplace_back(1, 0);
+    if (b1 != update_outer_.end()) stages.emplace_back(0, 1);
+    if (a1 != update_outer_.end() && b1 != update_outer_.end()) stages.emplace_back(1, 1);
+    if (stages.empty()) return;
+    auto [sa, sb] = pick(stages);
+    directives_[cw.directive].second =
+        fmt::format("compute_with(<{}, 0, {}, {}>, <{}, 0, {}, {}>)", cw.a, sa, sa ? a1->second : cw.a_outer, cw.b, sb,
+                    sb ? b1->second : cw.b_outer);
+  }
+
+  // Halide's fuse of two loops with others between them (Halide moves the outer one next to
+  // the inner one: the loops between change places, bench/recall fuse-rvars-implicit-reorder),
+  // now and then the other way round; only loops no other directive names.
+  void fuse_far(const std::string& f, const std::vector<std::string>& loops) {
+    auto named = [&](const std::string& v) {
+      std::string ref = fmt::format("<{}, 0, 0, {}>", f, v);
+      for (const auto& [phase, d] : directives_)
+        if (d.find(ref) != std::string::npos && d.rfind("split", 0) != 0 && d.rfind("swap", 0) != 0) return true;
+      return false;
+    };
+    std::vector<std::pair<size_t, size_t>> pairs;  // (outer position, inner position), outermost first
+    for (size_t i = 0; i < loops.size(); ++i)
+      for (size_t j = i + 2; j < loops.size(); ++j)
+        if (!named(loops[i]) && !named(loops[j])) pairs.emplace_back(i, j);
+    if (pairs.empty()) return;
+    auto [i, j] = pick(pairs);
+    bool reversed = chance(25);
+    const std::string& inner = reversed ? loops[i] : loops[j];
+    const std::string& outer = reversed ? loops[j] : loops[i];
+    add(DirectiveKind::Fuse, fmt::format("fuse(<{}, 0, 0>, {}, {}, t)", f, inner, outer));
+  }
+
+  // Halide's calls that change how a func is kept or fetched, never its values: prefetching
+  // a root producer inside its consumer's loop, memoizing it, atomic updates, the memory a
+  // placed producer lives in, its storage hoisted to the root.
+  // A func whose update is `(x, y) <- f[x, y] + e` loses its pure stage: Halide's
+  // `f(x, y) += e` with its implicit pure definition f = 0 (the recall benchmark's
+  // implicit-pure-def-rvar-bounds). Only where no directive names the pure stage's loops or
+  // the func's variables, which Halide names itself then.
+  void implicit_pure(Func& f) {
+    std::string self = fmt::format("<- {}[{}] + ", f.name, args());
+    if (!f.has_update || typed_ || f.update_text.find(self) == std::string::npos) return;
+    std::string loops = fmt::format("<{}, 0, 0, ", f.name);
+    for (const auto& [phase, d] : directives_)
+      if (d.find(loops) != std::string::npos || d.rfind("bound(" + f.name + ",", 0) == 0 ||
+          d.rfind("fold_storage(" + f.name + ",", 0) == 0 || d.rfind("specialize(" + f.name + ",", 0) == 0)
+        return;
+    if (chance(w_["implicit_pure"])) f.text = fmt::format("  fun {}({}) = {{ {} }}\n", f.name, args(), f.update_text);
+  }
+
+  void halide_calls() {
+    if (compute_with_ && chance(w_["compute_with_update"])) compute_with_update();
+    for (const auto& [f, loops] : pure_loops_)
+      if (loops.size() >= 3 && chance(w_["fuse_far"])) fuse_far(f, loops);
+    for (const RootRead& r : root_reads_) {
+      if (chance(w_["prefetch"])) {
+        std::string at = r.loops[size_t(small_int(0, int(r.loops.size()) - 1))];
+        add(DirectiveKind::Prefetch,
+            fmt::format("prefetch(<{}, 0, 0, {}>, {}, {}, {})", r.consumer, at, r.producer, at, small_int(1, 2)));
+      }
+      if (chance(w_["memoize"])) add(DirectiveKind::Memoize, fmt::format("memoize({})", r.producer));
+    }
+    for (const Func& f : funcs_)
+      if (f.has_update && chance(w_["atomic"])) add(DirectiveKind::Atomic, fmt::format("atomic(<{}, 0, 1>)", f.name));
+    for (const Placed& p : placed_) {
+      if (chance(w_["store_in"]))
+        add(DirectiveKind::StoreIn, fmt::format("store_in({}, {})", p.func, pick(std::vector<std::string>{"auto", "heap", "stack"})));
+      if (!p.hoisted && chance(w_["hoist_storage_root"]))
+        add(DirectiveKind::HoistStorageRoot, fmt::format("hoist_storage_root({})", p.func));
+    }
+  }
 
   void add(DirectiveKind kind, std::string text) { directives_.emplace_back(directive_phase(kind), std::move(text)); }
 
@@ -220,7 +331,8 @@ class Builder {
                     : fmt::format("  fun {}({}) = {{ {}", f.name, args(), pure);
     if (input_of(i) >= 0 && chance(w_["update"])) {
       f.has_update = true;
-      f.text += "; " + update(i, f);
+      f.update_text = update(i, f);
+      f.text += "; " + f.update_text;
     }
     f.text += " }\n";
     return f;
@@ -334,12 +446,18 @@ class Builder {
     else if (chance(w_["unroll"]) && (sx || sy)) add(DirectiveKind::Traverse, fmt::format("traverse({}, unrolled)", loop(sx ? "xi" : "yi")));
     if (chance(w_["parallel"])) add(DirectiveKind::Traverse, fmt::format("traverse({}, parallel)", loop(loops.front())));
     if (f.has_update) {
-      if (chance(w_["update_split"])) {
+      bool split_update = chance(w_["update_split"]);
+      if (split_update) {
         add(DirectiveKind::Split, split_text(loop("x", 1), "xo", "xi", false, whole_x_ && &f == &funcs_.back()));
         if (chance(w_["vectorize"])) add(DirectiveKind::Traverse, fmt::format("traverse({}, vectorized)", loop("xi", 1)));
       }
-      if (f.update_has_rdom_loop && chance(w_["rfactor"])) add(DirectiveKind::Rfactor, fmt::format("rfactor({}, u)", loop("r", 1)));
+      update_outer_[f.name] = two_d_ ? "y" : split_update ? "xo" : "x";
+      if (f.update_has_rdom_loop && chance(w_["rfactor"])) {
+        add(DirectiveKind::Rfactor, fmt::format("rfactor({}, u)", loop("r", 1)));
+        update_outer_.erase(f.name);  // its loops are rfactor's now
+      }
     }
+    pure_loops_.emplace_back(f.name, loops);
     return loops;
   }
 
@@ -380,11 +498,13 @@ class Builder {
       if (i == sibling_) {
         loops = schedule_loops(producer);
         consumer_placed.reset();
+        compute_with_ = ComputeWith{directives_.size(), producer.name, loops.front(), consumer.name, fused_loop};
         add(DirectiveKind::ComputeWith, fmt::format("compute_with(<{}, 0, 0, {}>, <{}, 0, 0, {}>)", producer.name, loops.front(),
                                           consumer.name, fused_loop));
         continue;
       }
       if (i + 1 == sibling_ || chance(w_["compute_root"])) {
+        root_reads_.push_back(RootRead{placed_in, loops, producer.name});
         loops = schedule_loops(producer);
         consumer_placed.reset();
         continue;
@@ -399,7 +519,7 @@ class Builder {
       }
       auto loop = [&](size_t k) { return fmt::format("<{}, 0, 0, {}>", placed_in, loops[k]); };
       add(DirectiveKind::ComputeAt, fmt::format("compute_at({}, {})", producer.name, loop(at)));
-      bool stored_above = false;
+      bool stored_above = false, hoisted = false;
       if (chance(w_["store_root"])) {
         stored_above = true;
       } else if (at > 0 && chance(w_["store_outer"])) {
@@ -408,10 +528,13 @@ class Builder {
       } else {
         add(DirectiveKind::StoreAt, fmt::format("store_at({}, {})", producer.name, loop(at)));
         // Stored where it is computed, its storage hoisted further out (Halide 19 and later).
-        if (at > 0 && chance(w_["hoist_storage"]))
+        if (at > 0 && chance(w_["hoist_storage"])) {
           add(DirectiveKind::HoistStorage,
               fmt::format("hoist_storage({}, {})", producer.name, loop(size_t(small_int(0, int(at) - 1)))));
+          hoisted = true;
+        }
       }
+      placed_.push_back(Placed{producer.name, hoisted});
       consumer_placed = Placement{placed_in, loops, at};
       if (stored_above && chance(w_["fold_storage"]))
         add(DirectiveKind::FoldStorage, fmt::format("fold_storage({}, {}, {})", producer.name, two_d_ ? "y" : "x", 1 << small_int(1, 3)));

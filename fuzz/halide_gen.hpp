@@ -82,6 +82,16 @@ struct HalideGenWeights {
       {"shared_level", 25},    // a producer computed at the same loop as its consumer (both in the consumer's
                                // consumer), stored at another level: the sliding-window chains of Halide #8140
       {"hoist_storage", 12},   // a producer's storage hoisted (hoist_storage) to an outer loop of its consumer
+      // Halide's calls that never change values, drawn after everything else (a seed's case
+      // only gains them): the rest of Halide's scheduling API, issue 32.
+      {"implicit_pure", 40},   // a func whose update is f[x, y] + e has no pure stage (Halide's implicit one, f = 0)
+      {"compute_with_update", 40},  // the compute_with of two siblings names an update stage of one or both
+      {"fuse_far", 20},        // two loops of a func with others between them are fused (Halide's fuse moves loops)
+      {"prefetch", 15},        // a consumer prefetches a root producer at one of its loops
+      {"memoize", 15},         // a root producer is memoized
+      {"atomic", 20},          // an update stage is atomic
+      {"store_in", 12},        // a producer computed at a loop lives in auto, heap or stack memory
+      {"hoist_storage_root", 8},  // ... its storage hoisted to the root
       // Halide's types: a u8/u16/i16 image, widened, computed, narrowed back. Off by default
       // so that the seeds and fuzzer inputs of earlier campaigns still denote their cases
       // (`--weight typed=50` draws half the cases typed).

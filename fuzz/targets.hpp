@@ -30,6 +30,11 @@ struct CaseResult {
   // only when it fails with the same kind.
   std::string kind;
   std::string detail;
+  // A candidate's failure signature (outcome, phase and the normalized message or the
+  // schedule's features): findings that share it fail alike as far as the candidate tells.
+  // Empty for halo's own checks. A campaign minimizes only the first few findings of each
+  // (ShrinkBudget::per_signature).
+  std::string signature;
   // Outcome coverage: how the case ended ("status:ok", "beta0:gave-up", ...).
   std::vector<std::string> outcomes;
   // A pass whose completion was `assert 0` because the bounds engine gave up: the theorems

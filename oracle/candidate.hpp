@@ -43,6 +43,11 @@ struct CandidateOptions {
   uint64_t max_memory_bytes = 4ull << 30;
   Limits reference_limits;          // halo's own reference evaluation
   bool reuse_process = true;        // serve many cases from one warm process, where the candidate has one
+  // halo's rules refuse the schedule a Halide call made by itself (a swap of Halide's fuse
+  // of loops that are not adjacent): the refusal, with its location. The candidate runs the
+  // schedule as written anyway: it must refuse it too, or compute the reference (Halide's
+  // promise for every schedule it accepts). Empty: the schedule passed halo's rules.
+  std::string formal_refusal;
 };
 
 // How one case ended for a candidate.

@@ -57,6 +57,12 @@ bool same_stage(const ForStmt& a, const ForStmt& b) {
 }
 
 [[noreturn]] void reject(const Program& prog, const Directive& d, const std::string& msg) {
+  // A swap Halide's fuse makes by itself: the user wrote the fuse, so the message says so.
+  if (d.halide_implicit)
+    throw InputError(Diagnostic{prog.file, d.loc,
+                                fmt::format("{} moves {} as Halide's fuse does (the loops between inner and outer "
+                                            "change places), and that move is not allowed: {}",
+                                            d.sugar, print_loop_name(d.loop), msg)});
   throw InputError(Diagnostic{prog.file, d.loc, msg});
 }
 

@@ -61,7 +61,12 @@ TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog)
     case DirectiveKind::ComputeWith:
     case DirectiveKind::FoldStorage:
     case DirectiveKind::Async:
-    case DirectiveKind::HoistStorage: break;  // rejected above
+    case DirectiveKind::HoistStorage:
+    case DirectiveKind::Atomic:
+    case DirectiveKind::Prefetch:
+    case DirectiveKind::Memoize:
+    case DirectiveKind::StoreIn:
+    case DirectiveKind::HoistStorageRoot: break;  // rejected above
   }
   throw std::logic_error("apply_directive: unknown directive kind");
 }
@@ -126,7 +131,8 @@ TgtProgram schedule_formal_part(const Program& prog) {
       continue;
     }
     if (d.on_intermediate) continue;  // its loops are Halide's (the translation checks them)
-    if (d.kind == DirectiveKind::Rfactor || d.kind == DirectiveKind::ComputeWith || d.kind == DirectiveKind::HoistStorage)
+    if (d.kind == DirectiveKind::Rfactor || d.kind == DirectiveKind::ComputeWith || d.kind == DirectiveKind::HoistStorage ||
+        d.kind == DirectiveKind::Prefetch)
       find_loop(t, d, prog);
     if (d.kind == DirectiveKind::ComputeWith) {
       Directive with = d;

@@ -268,8 +268,16 @@ const char* directive_name(DirectiveKind k) {
     case DirectiveKind::FoldStorage: return "fold_storage";
     case DirectiveKind::Async: return "async";
     case DirectiveKind::HoistStorage: return "hoist_storage";
+    case DirectiveKind::Atomic: return "atomic";
+    case DirectiveKind::Prefetch: return "prefetch";
+    case DirectiveKind::Memoize: return "memoize";
+    case DirectiveKind::StoreIn: return "store_in";
+    case DirectiveKind::HoistStorageRoot: return "hoist_storage_root";
   }
   return "?";
+}
+bool is_cpu_memory_type(std::string_view name) {
+  return name == "auto" || name == "heap" || name == "stack" || name == "register";
 }
 const char* tail_name(TailStrategy t) {
   switch (t) {
@@ -300,15 +308,19 @@ int directive_phase(DirectiveKind k) {
     case DirectiveKind::ComputeAt: case DirectiveKind::ComputeInline: return 2;
     case DirectiveKind::StoreAt: return 3;
     case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds: return 4;
-    case DirectiveKind::Rfactor: return 1;
-    case DirectiveKind::ComputeWith: case DirectiveKind::Async: return 2;
-    case DirectiveKind::FoldStorage: case DirectiveKind::HoistStorage: return 3;
+    case DirectiveKind::Rfactor: case DirectiveKind::Atomic: return 1;
+    case DirectiveKind::ComputeWith: case DirectiveKind::Async: case DirectiveKind::Prefetch:
+    case DirectiveKind::Memoize: return 2;
+    case DirectiveKind::FoldStorage: case DirectiveKind::HoistStorage: case DirectiveKind::StoreIn:
+    case DirectiveKind::HoistStorageRoot: return 3;
   }
   return 0;
 }
 bool is_halide_only(DirectiveKind k) {
   return k == DirectiveKind::Rfactor || k == DirectiveKind::ComputeWith || k == DirectiveKind::FoldStorage ||
-         k == DirectiveKind::Async || k == DirectiveKind::HoistStorage;
+         k == DirectiveKind::Async || k == DirectiveKind::HoistStorage || k == DirectiveKind::Atomic ||
+         k == DirectiveKind::Prefetch || k == DirectiveKind::Memoize || k == DirectiveKind::StoreIn ||
+         k == DirectiveKind::HoistStorageRoot;
 }
 bool is_halide_only(TailStrategy t) {
   return t != TailStrategy::Guard && t != TailStrategy::Shift && t != TailStrategy::Round;
@@ -371,7 +383,7 @@ bool same_boundary(const std::optional<BoundaryCondition>& a, const std::optiona
 }
 
 bool same_func(const FuncDef& a, const FuncDef& b) {
-  if (!(a.name == b.name) || a.vars != b.vars || !same_expr(a.pure, b.pure) ||
+  if (!(a.name == b.name) || a.vars != b.vars || !same_expr(a.pure, b.pure) || a.implicit_pure != b.implicit_pure ||
       a.updates.size() != b.updates.size() || a.declared != b.declared || a.type != b.type ||
       !same_boundary(a.boundary, b.boundary))
     return false;
@@ -397,8 +409,12 @@ bool same_directive(const Directive& a, const Directive& b) {
       return a.func == b.func && a.names == b.names && same_exprs(a.exprs, b.exprs);
     case DirectiveKind::Rfactor: return a.loop == b.loop && a.names == b.names;
     case DirectiveKind::ComputeWith: return a.loop == b.loop && a.with == b.with;
-    case DirectiveKind::Async: case DirectiveKind::ComputeInline: return a.func == b.func;
+    case DirectiveKind::Async: case DirectiveKind::ComputeInline: case DirectiveKind::Memoize:
+    case DirectiveKind::HoistStorageRoot: return a.func == b.func;
     case DirectiveKind::HoistStorage: return a.func == b.func && a.loop == b.loop;
+    case DirectiveKind::Atomic: return a.loop == b.loop;
+    case DirectiveKind::Prefetch: return a.loop == b.loop && a.func == b.func && a.names == b.names && same_exprs(a.exprs, b.exprs);
+    case DirectiveKind::StoreIn: return a.func == b.func && a.names == b.names;
   }
   return false;
 }

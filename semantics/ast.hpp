@@ -201,6 +201,13 @@ struct FuncDef {
   // while parsing: the typing pass gives its identity the type of the reduced expression.
   // Not part of the program's meaning once typed (same_program ignores it).
   std::optional<Op> inline_reduction;
+  // Halide's implicit pure definition: the func's first definition is an update
+  // `(lhs) <- f[lhs] op e`, Halide's `f(lhs) op= e` (op + - * /), and `pure` is op's identity
+  // (0 for + and -, 1 for * and /), as Halide's FuncRef::operator+= and its siblings define
+  // it (Func.h, v21: "If the function does not already have a pure definition, this sets it
+  // to zero", for += and -=; "to 1" for *= and /=). Printed without its pure stage;
+  // `--target halide` writes `op=` with no pure definition, so that Halide makes its own.
+  std::optional<Op> implicit_pure;
   SourceLoc loc;
   size_t stage_count() const { return 1 + updates.size(); }
 };
@@ -306,13 +313,20 @@ enum class DirectiveKind : uint8_t {
   ComputeInline,
   // Halide's own directives, outside fig. 2.11 (docs/halide.md, "Halide-only directives"):
   // only `--target halide` runs them; halo's own lowering rejects them.
-  Rfactor, ComputeWith, FoldStorage, Async, HoistStorage
+  Rfactor, ComputeWith, FoldStorage, Async, HoistStorage,
+  // Halide's calls that change where or how a func is kept or fetched, never its values:
+  // atomic updates, prefetching, memoization, the memory a func is stored in, and storage
+  // hoisted to the root (docs/halide.md, "Halide-only directives").
+  Atomic, Prefetch, Memoize, StoreIn, HoistStorageRoot
 };
 // guard, shift, round are fig. 2.11's; the predicate tails and auto are Halide's only.
 enum class TailStrategy : uint8_t { Guard, Shift, Round, Predicate, PredicateLoads, PredicateStores, Auto };
 enum class Traversal : uint8_t { Serial, Parallel, Vectorized, Unrolled };
 
 const char* directive_name(DirectiveKind k);
+// store_in's memory types that mean something on a CPU (Halide's MemoryType: Auto, Heap,
+// Stack, Register; the others are a GPU's or an accelerator's).
+bool is_cpu_memory_type(std::string_view name);
 const char* tail_name(TailStrategy t);
 const char* traversal_name(Traversal t);
 // Phase of fig. 2.11: 0 specialize, 1 loops, 2 compute, 3 storage, 4 bounds. Halide's own
@@ -338,6 +352,8 @@ bool in_formal_part(const struct Directive& d);
 // and Halide's own:
 //   rfactor(loop, names[0][, names[1]]) compute_with(loop, with)
 //   fold_storage(func, names[0], exprs[0])       async(func)     hoist_storage(func, loop)
+//   atomic(loop: a stage <f, j, i>, var empty)  prefetch(loop, func, names[0] = from, exprs[0] = offset)
+//   memoize(func)   store_in(func, names[0] = memory)   hoist_storage_root(func)
 struct Directive {
   DirectiveKind kind = DirectiveKind::Swap;
   Name func;
@@ -367,6 +383,12 @@ struct Directive {
   // (`rfactor(<f, j, s, r>, u, intm)`; d.func or d.loop.func is intm): Halide's alone, set by
   // the parser from the rfactor before it (semantics/parser.cpp, mark_rfactor_intermediates).
   bool on_intermediate = false;
+  // A swap that Halide's call does by itself: `fuse(f, inner, outer, t)` of loops that are
+  // not adjacent, which Halide's Stage::fuse makes adjacent by moving `outer` next to `inner`
+  // (semantics/schedule_vocabulary.cpp). The formal side applies it; the Halide translation
+  // emits no call for it (the fuse does it), and the printer leaves it to the fuse, which
+  // then prints in Halide's form (its names[1] is `inner`).
+  bool halide_implicit = false;
 };
 
 // ---------------------------------------------------------------- the realization

@@ -221,10 +221,14 @@ constexpr std::array kComputeWith = {kLoop, P{A::With, "<g, j, i, w>"}};
 constexpr std::array kFoldStorage = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "extent"}};
 constexpr std::array kAsync = {P{A::Func, "f"}};
 constexpr std::array kComputeInline = {P{A::Func, "f"}};
+constexpr std::array kAtomic = {P{A::Stage, "<f, j, i>"}};
+constexpr std::array kPrefetch = {P{A::Loop, "<g, j, i, at>"}, P{A::Func, "f"}, P{A::Name, "from"},
+                                  P{A::Expression, "offset"}};
+constexpr std::array kStoreIn = {P{A::Func, "f"}, P{A::Name, "auto|heap|stack|register"}};
 
 // In the order of fig. 2.11's phases, which is also the order error messages list them in;
 // Halide's own directives last.
-const std::array<DirectiveSyntax, 16> kDirectives = {{
+const std::array<DirectiveSyntax, 21> kDirectives = {{
     {DirectiveKind::Specialize, kSpecialize},
     {DirectiveKind::Split, kSplit},
     {DirectiveKind::Fuse, kFuse},
@@ -241,7 +245,13 @@ const std::array<DirectiveSyntax, 16> kDirectives = {{
     {DirectiveKind::FoldStorage, kFoldStorage},
     {DirectiveKind::Async, kAsync},
     {DirectiveKind::HoistStorage, kComputeAt},
+    {DirectiveKind::Atomic, kAtomic},
+    {DirectiveKind::Prefetch, kPrefetch},
+    {DirectiveKind::Memoize, kAsync},
+    {DirectiveKind::StoreIn, kStoreIn},
+    {DirectiveKind::HoistStorageRoot, kAsync},
 }};
+
 
 // The enumerators of a small enum whose name function is `name_of`, looked up by name.
 template <typename E, size_t N>
@@ -257,9 +267,17 @@ std::vector<Token> lex(std::string_view source, const std::string& file) { retur
 
 Token first_token(std::string_view source, const std::string& file) { return Lexer(source, file).first(); }
 
+// Directives added after the language's first release are words only where a directive
+// stands: a func or variable of an older program may have their names.
+bool is_contextual_directive(DirectiveKind k) {
+  return k == DirectiveKind::Atomic || k == DirectiveKind::Prefetch || k == DirectiveKind::Memoize ||
+         k == DirectiveKind::StoreIn || k == DirectiveKind::HoistStorageRoot;
+}
+
 bool is_reserved_word(std::string_view word) {
+  auto directive = directive_kind(word);
   return std::find(kReservedWords.begin(), kReservedWords.end(), word) != kReservedWords.end() ||
-         directive_kind(word).has_value();
+         (directive && !is_contextual_directive(*directive));
 }
 
 bool is_identifier(std::string_view word) {

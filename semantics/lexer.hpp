@@ -85,6 +85,7 @@ enum class DirectiveArg : uint8_t {
   Func,         // a func name -> func
   Loop,         // <f, spec, stage, var> -> loop
   With,         // a second loop <g, spec, stage, var> -> with (compute_with)
+  Stage,        // a stage <f, spec, stage> -> loop, whose var stays empty (atomic)
   Name,         // a variable name -> names (in order)
   Expression,   // an expression -> exprs (in order)
   Expressions,  // one or more expressions, the rest of the arguments -> exprs
@@ -104,6 +105,8 @@ struct DirectiveSyntax {
 
 const DirectiveSyntax& directive_syntax(DirectiveKind kind);
 std::optional<DirectiveKind> directive_kind(std::string_view name);
+// A directive whose name is not reserved (a word only where a directive stands).
+bool is_contextual_directive(DirectiveKind k);
 std::span<const DirectiveSyntax> all_directives();  // in the phase order of fig. 2.11
 // e.g. "split(<f, j, i, v>, vo, vi, factor, guard|shift|round)"
 std::string directive_usage(DirectiveKind kind);
@@ -239,6 +242,7 @@ class ParserCore {
   // Whether the text parsed so far wrote one of Halide's types (docs/types.md).
   bool saw_types() const { return saw_types_; }
   LoopName loop_name(bool every_spec = false);  // every_spec: `*` may stand for the specialization
+  LoopName stage_name(std::string_view directive);  // <f, j, i>
   // A non-negative integer literal fitting in 64 bits: the `what` (e.g. "stage index") of
   // the `owner` (e.g. "loop name"); `alternatives` says what may stand there.
   int64_t index(std::string_view what, std::string_view owner, std::string_view alternatives = "an integer");

@@ -85,6 +85,8 @@ class Parser : public ParserCore {
   std::vector<Directive> schedule(Program& prog);
   std::vector<Directive> autoscheduled(Program& prog, SourceLoc keyword);
   size_t arguments_ahead() const;
+  bool halide_fuse_ahead() const;
+  std::optional<Op> compound_update_op(const FuncDef& f, const UpdateStage& u) const;
   Directive directive();
   void mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const;
   VocabularyCall vocabulary_call();
@@ -343,15 +345,39 @@ FuncDef Parser::func() {
 void Parser::add_stage(FuncDef& f, Stage stage, SourceLoc start) const {
   bool is_update = std::holds_alternative<UpdateStage>(stage);
   if (!f.pure) {
-    if (is_update)
-      fail(start, fmt::format("the first stage of func {} must be its pure definition (an expression), "
-                              "not an update",
-                              f.name.text));
+    if (is_update) {
+      // Halide's f(lhs) op= e with no pure definition (FuncDef::implicit_pure).
+      UpdateStage& u = std::get<UpdateStage>(stage);
+      std::optional<Op> op = compound_update_op(f, u);
+      if (!op)
+        fail(start, fmt::format("the first stage of func {} must be its pure definition (an expression), or an "
+                                "update that Halide writes {}(...) += e (or -=, *=, /=): ({}) <- {}[{}] + e, whose "
+                                "pure definition is then Halide's implicit one, the operator's identity",
+                                f.name.text, f.name.text, "lhs", f.name.text, "lhs"));
+      f.implicit_pure = *op;
+      f.pure = make_const(Value(*op == Op::Mul || *op == Op::Div ? 1 : 0), start);
+      f.updates.push_back(std::move(u));
+      return;
+    }
     f.pure = std::get<Expr>(std::move(stage));
     return;
   }
   if (!is_update) fail(start, "every stage after the first must be an update: (e1, ..., en) <- value");
   f.updates.push_back(std::get<UpdateStage>(std::move(stage)));
+}
+
+// The operator of Halide's `f(lhs) op= e` an update spells (lhs) <- f[lhs] op e, if it does.
+std::optional<Op> Parser::compound_update_op(const FuncDef& f, const UpdateStage& u) const {
+  if (!u.value || u.value->kind != ExprKind::Op) return std::nullopt;
+  const auto& o = as<OpNode>(u.value);
+  if (!(o.op == Op::Add || o.op == Op::Sub || o.op == Op::Mul || o.op == Op::Div) || o.args.size() != 2 ||
+      o.args[0]->kind != ExprKind::Call)
+    return std::nullopt;
+  const auto& self = as<CallNode>(o.args[0]);
+  if (self.func != f.name.text || self.args.size() != u.lhs.size()) return std::nullopt;
+  for (size_t i = 0; i < u.lhs.size(); ++i)
+    if (!same_expr(self.args[i], u.lhs[i])) return std::nullopt;
+  return o.op;
 }
 
 // `(x) <- e` is an update while `(x) + 1` is a pure stage, and only the token after the
@@ -431,7 +457,7 @@ std::vector<Directive> Parser::schedule(Program& prog) {
   std::vector<ScheduleItem> items;
   while (!accept("}")) {
     if (at_end()) unclosed(open, "schedule");
-    if (peek().kind == TokenKind::Identifier && is_vocabulary_word(peek().text) && at("(", 1))
+    if ((peek().kind == TokenKind::Identifier && is_vocabulary_word(peek().text) && at("(", 1)) || halide_fuse_ahead())
       items.emplace_back(vocabulary_call());
     else
       items.emplace_back(directive());
@@ -521,6 +547,14 @@ void Parser::mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive
   }
 }
 
+// Halide's fuse(f, inner, outer, fused) or fuse(<f, j, i>, ...), beside fig. 2.11's
+// fuse(<f, j, i, v>, t): the stage, not a loop, comes first.
+bool Parser::halide_fuse_ahead() const {
+  if (!(peek().kind == TokenKind::Keyword && peek().text == "fuse" && at("(", 1))) return false;
+  if (peek(2).kind == TokenKind::Identifier) return true;
+  return at("<", 2) && at(">", 8);  // fuse ( < f , j , i >
+}
+
 // How many arguments the call whose '(' is the current token has (commas at its depth, plus
 // one; a stage <f, j, i> is one argument): tile's two forms differ only in their count.
 size_t Parser::arguments_ahead() const {
@@ -575,6 +609,7 @@ VocabularyCall Parser::vocabulary_call() {
     if (c.word == "tile")
       return k < tile_names ? Slot::Name : k < tile_names + 2 ? Slot::Factor : k == tile_names + 2 ? Slot::Tail : Slot::None;
     if (c.word == "reorder") return Slot::Name;
+    if (c.word == "fuse") return k < 3 ? Slot::Name : Slot::None;
     if (c.word == "vectorize" || c.word == "unroll")
       return k == 0 ? Slot::Name : k == 1 ? Slot::Factor : k == 2 ? Slot::Tail : Slot::None;
     if (c.word == "parallel") return k == 0 ? Slot::Name : k == 1 ? Slot::Factor : k == 2 ? Slot::Tail : Slot::None;
@@ -596,7 +631,11 @@ VocabularyCall Parser::vocabulary_call() {
     }
   }
   expect_close(")", open);
-  size_t least = c.word == "tile" ? tile_names : c.word == "reorder" ? 2 : c.word == "compute_root" || c.word == "store_root" ? 0 : 1;
+  size_t least = c.word == "tile"                                       ? tile_names
+                 : c.word == "reorder"                                    ? 2
+                 : c.word == "fuse"                                       ? 3
+                 : c.word == "compute_root" || c.word == "store_root" ? 0
+                                                                          : 1;
   if (c.names.size() < least || (c.word == "tile" && c.factors.size() < 2))
     fail(c.loc, fmt::format("{} needs more arguments: {}", c.word, usage));
   c.text = fmt::format("{}({})", c.word, fmt::join(shown, ", "));
@@ -626,7 +665,7 @@ void Parser::unknown_directive(const Token& t) {
 
 Directive Parser::directive() {
   const Token& t = peek();
-  auto kind = t.kind == TokenKind::Keyword ? directive_kind(t.text) : std::nullopt;
+  auto kind = t.kind == TokenKind::Keyword || t.kind == TokenKind::Identifier ? directive_kind(t.text) : std::nullopt;
   if (!kind) unknown_directive(t);
   advance();
   Directive d;
@@ -670,7 +709,18 @@ void Parser::directive_arg(Directive& d, const DirectiveParam& param) {
                                      directive_name(d.kind)));
       return;
     case DirectiveArg::With: d.with = loop_name(); return;
-    case DirectiveArg::Name: d.names.push_back(name("a variable name")); return;
+    case DirectiveArg::Stage: d.loop = stage_name(directive_name(d.kind)); return;
+    case DirectiveArg::Name:
+      if (d.kind == DirectiveKind::StoreIn) {
+        Name m = name(fmt::format("a memory type ({})", param.placeholder));
+        if (!is_cpu_memory_type(m.text))
+          fail(m.loc, fmt::format("store_in: '{}' is not a memory type halo runs on a CPU ({})", m.text,
+                                  param.placeholder));
+        d.names.push_back(std::move(m));
+        return;
+      }
+      d.names.push_back(name("a variable name"));
+      return;
     case DirectiveArg::Expression: d.exprs.push_back(expr().expr); return;
     case DirectiveArg::Expressions:
       do d.exprs.push_back(expr().expr);
@@ -751,6 +801,23 @@ std::string ParserCore::resolve(const std::string& name) const {
   for (auto it = scope_.rbegin(); it != scope_.rend(); ++it)
     if (it->first == name) return it->second;
   return name;
+}
+
+// A stage <f, j, i>, for the directives that name a whole stage (atomic): a LoopName
+// without a variable.
+LoopName ParserCore::stage_name(std::string_view directive) {
+  if (!at("<")) fail_expected(fmt::format("a stage <f, j, i> (the stage {} applies to)", directive));
+  const Token& open = advance();
+  LoopName l;
+  l.loc = open.loc;
+  constexpr std::string_view kIn = "in the stage <f, j, i>";
+  l.func = name("a func name");
+  expect(",", kIn);
+  l.spec = index("specialization index", "stage");
+  expect(",", kIn);
+  l.stage = index("stage index", "stage");
+  expect_close(">", open);
+  return l;
 }
 
 LoopName ParserCore::loop_name(bool every_spec) {

@@ -181,8 +181,10 @@ std::string print_func(const FuncDef& f) {
     return fmt::format("  fun {}({}){} = {}\n", f.name.text, join(f.vars, show_name), type, print_boundary(*f.boundary));
   std::string head = fmt::format("  fun {}({}){} = {{", f.name.text, join(f.vars, show_name), type);
   if (f.updates.empty()) return fmt::format("{} {} }}\n", head, print_expr(f.pure));
-  std::string out = fmt::format("{}\n    {}", head, print_expr(f.pure));
-  for (const auto& u : f.updates) out += fmt::format(";\n    {}", print_update(u));
+  std::string out = head;
+  if (!f.implicit_pure) out += fmt::format("\n    {}", print_expr(f.pure));  // else Halide's implicit one
+  for (size_t i = 0; i < f.updates.size(); ++i)
+    out += fmt::format("{}\n    {}", i == 0 && f.implicit_pure ? "" : ";", print_update(f.updates[i]));
   return out + "\n  }\n";
 }
 
@@ -207,6 +209,7 @@ std::string print_schedule(const Program& p) {
   std::string out = p.schedule_mode == ScheduleMode::Halide ? "schedule halide {\n" : "schedule {\n";
   for (const auto& [word, func] : p.halide_roots) out += fmt::format("  {}({});\n", word, func);
   for (const auto& d : ds) {
+    if (d.halide_implicit) continue;  // the fuse after it prints in Halide's form, which says it
     out += fmt::format("  {};", print_directive(d));
     if (!d.default_note.empty()) out += "  # " + d.default_note;
     if (!d.tail_note.empty()) out += "  # " + d.tail_note;
@@ -251,6 +254,9 @@ std::string print_loop_name(const LoopName& l) {
 }
 
 std::string print_directive(const Directive& d) {
+  if (d.kind == DirectiveKind::Fuse && d.names.size() == 2)  // Halide's fuse(f, inner, outer, fused)
+    return fmt::format("fuse(<{}, {}, {}>, {}, {}, {})", d.loop.func.text, d.loop.spec, d.loop.stage, d.names[1].text,
+                       d.loop.var.text, d.names[0].text);
   std::vector<std::string> args;
   size_t names = 0, exprs = 0;
   for (const auto& param : directive_syntax(d.kind).params) {
@@ -258,6 +264,9 @@ std::string print_directive(const Directive& d) {
       case DirectiveArg::Func: args.push_back(d.func.text); break;
       case DirectiveArg::Loop: args.push_back(print_loop_name(d.loop)); break;
       case DirectiveArg::With: args.push_back(print_loop_name(d.with)); break;
+      case DirectiveArg::Stage:
+        args.push_back(fmt::format("<{}, {}, {}>", d.loop.func.text, d.loop.spec, d.loop.stage));
+        break;
       case DirectiveArg::Name: args.push_back(d.names.at(names++).text); break;
       case DirectiveArg::Expression: args.push_back(print_expr(d.exprs.at(exprs++))); break;
       case DirectiveArg::Expressions:

@@ -37,6 +37,9 @@ const std::vector<WordInfo>& word_table() {
       {"parallel", "parallel(f, x[, n[, tail]])",
        "traverse(<f, j, i, x>, parallel); with n: split(<f, j, i, x>, x_o, x_p, n, tail); traverse(<f, j, i, x_o>, "
        "parallel), the outer loop keeping the name x"},
+      {"fuse", "fuse(f, inner, outer, fused) (Halide's form; fuse(<f, j, i, v>, t) fuses v with the loop just inside it)",
+       "swaps that move outer next to inner (just outside it), as Halide's fuse moves it, then fuse(<f, j, i, outer>, "
+       "fused); the swaps are Halide's fuse's own, so the Halide translation runs the one fuse call"},
       {"compute_root", "compute_root(f)",
        "nothing: L(P) computes and stores every func at the root unless compute_at and store_at place it"},
       {"store_root", "store_root(f)",
@@ -366,6 +369,29 @@ class Expander {
     }
   }
 
+  // Halide's fuse(inner, outer, fused) (Func.cpp, Stage::fuse): outer leaves its place and
+  // the fused loop takes inner's, so the loops between them end outside the fused loop (or
+  // inside it, when outer was the inner one of the two). Fig. 2.11's fuse joins a loop with
+  // the one just inside it: outer is moved there by swaps, then fused.
+  void fuse(const VocabularyCall& c, int64_t spec, int64_t stage, const std::string& inner, const std::string& outer,
+            const std::string& fused) {
+    require_loop(c, spec, stage, inner);
+    require_loop(c, spec, stage, outer);
+    if (inner == outer) fail(file_, c.loc, fmt::format("{}: the loop '{}' is named twice", c.word, inner));
+    std::vector<std::string>& ls = *model_.loops(c.func.text, spec, stage);  // outermost first
+    auto pos = [&](const std::string& v) { return size_t(std::find(ls.begin(), ls.end(), v) - ls.begin()); };
+    auto implicit_swap = [&](const std::string& v) {
+      Directive d = make(c, DirectiveKind::Swap, spec, stage, v);  // the model swaps v with the loop inside it
+      d.halide_implicit = true;
+      emit(std::move(d));
+    };
+    while (pos(outer) + 1 < pos(inner)) implicit_swap(outer);
+    while (pos(outer) > pos(inner)) implicit_swap(ls[pos(outer) - 1]);
+    Directive d = make(c, DirectiveKind::Fuse, spec, stage, outer);
+    d.names = {Name{fused, c.loc}, Name{inner, c.loc}};
+    emit(std::move(d));
+  }
+
   void expand(const VocabularyCall& c, const std::vector<ScheduleItem>& items) {
     auto name = [&](size_t k) { return c.names.at(k).text; };
     if (c.word == "compute_root" || c.word == "store_root") {
@@ -399,6 +425,8 @@ class Expander {
         std::vector<std::string> vs;
         for (size_t k = 0; k < c.names.size(); ++k) vs.push_back(loop(k));
         reorder(c, spec, stage, vs);
+      } else if (c.word == "fuse") {
+        fuse(c, spec, stage, loop(0), loop(1), name(2));
       } else if (c.word == "vectorize" || c.word == "unroll") {
         bool vec = c.word == "vectorize";
         Traversal order = vec ? Traversal::Vectorized : Traversal::Unrolled;

@@ -513,6 +513,8 @@ void check_schedule_funcs(Checker& c) {
     for (const Name* n : directive_funcs(d))
       if (d.on_intermediate && (n == &d.loop.func) != (d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt))
         continue;  // the rfactor intermediate, Halide's (parser.cpp, mark_rfactor_intermediates)
+      else if (d.kind == DirectiveKind::Prefetch && n == &d.func && c.pipe().find_input(n->text))
+        continue;  // Halide prefetches an input buffer as it does a func
       else if (c.pipe().find_input(n->text))
         c.report(n->loc, fmt::format("'{}' names input '{}': an input is a buffer the realization gives, which "
                                      "no directive schedules (write a func that reads it, e.g. "
@@ -568,7 +570,13 @@ std::vector<const Name*> directive_funcs(const Directive& d) {
     case DirectiveKind::ComputeWith: return {&d.loop.func, &d.with.func};
     case DirectiveKind::FoldStorage:
     case DirectiveKind::Async:
-    case DirectiveKind::ComputeInline: return {&d.func};
+    case DirectiveKind::ComputeInline:
+    case DirectiveKind::Memoize:
+    case DirectiveKind::StoreIn:
+    case DirectiveKind::HoistStorageRoot: return {&d.func};
+    case DirectiveKind::Atomic: return {&d.loop.func};
+    // The prefetched func may also be an input (check_schedule_funcs).
+    case DirectiveKind::Prefetch: return {&d.loop.func, &d.func};
   }
   return {};
 }

@@ -487,6 +487,7 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide-atomic-mutex-array-foreign-free.halo", "halide-memory_violation:run"},  // Li2018's schedule
       {"halide-simplifier-introduces-int32-overflow.halo", "halide-wrong_output:run"},
       {"halide-traced-vectorized-compute-at-wrong-output.halo", "halide-wrong_output:memcheck_run"},
+      {"halide-atomic-traced-scatter-repeated-name.halo", "halide-internal_error:memcheck_compile"},
       // Halide 14 refuses both (constant folding); Halide 21 miscomputes the first.
       {"halide21-abs-select-int64-min-wrong-output.halo", "halide-rejected:compile"},
       {"halide-rounding-mul-shift-right-zero-shift-rejected.halo", "halide-rejected:compile"},
@@ -622,6 +623,64 @@ TEST_CASE("halo oracle --target halide --emit-cpp: a case with no Halide program
   CHECK(test::run_halo({"check", tmp.string()}).status == 0);
   CHECK_FALSE(std::filesystem::exists(cpp));
   std::filesystem::remove(tmp);
+}
+
+
+TEST_CASE("Halide: a campaign minimizes the first findings of a signature and files the later ones as generated",
+          "[halide]") {
+  // Four programs that fail alike (the atomic scatter update Halide cannot compile traced,
+  // docs/findings/halide-atomic-traced-scatter-repeated-name), each realizing a different
+  // histogram size: one signature, four findings.
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("halo_halide_per_signature_" + std::to_string(getpid()));
+  fuzz::CampaignOptions opts;
+  opts.target = "halide";
+  opts.cases = 4;
+  opts.out_dir = dir.string();
+  opts.shrink = fuzz::ShrinkBudget{4, 10, 2};
+  int next = 0;
+  opts.generator = [&](const fuzz::CaseSeed&) {
+    return rc::shrinkable::just(test::parse_valid(fmt::format(R"(
+pipeline hist(n) {{
+  fun img(x) = {{ (x * 37 + 11) % 17 }}
+  fun hist(b) = {{ 0; rdom(r = (0, n)) in (img[r] % 8) <- hist[img[r] % 8] + 1 }}
+}}
+schedule {{ atomic(<hist, 0, 1>); }}
+realize (n = {}) over (0, 8)
+)",
+                                                              20 + next++)));
+  };
+  CandidateOptions ho = fast_candidate_options();
+  const Candidate& halide_c = halide::halide_candidate();
+  Limits lim = fuzz::default_case_limits();
+  fuzz::CampaignSummary s = fuzz::run_campaign(
+      opts, [&](const Program& p) { return fuzz::check_candidate_case(halide_c, p, lim, ho); });
+  REQUIRE(s.findings.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    const fuzz::FindingReport& f = s.findings[i];
+    INFO(i << ": " << f.kind << ": " << f.detail);
+    CHECK_THAT(f.kind, Catch::StartsWith("halide-internal_error:memcheck_compile"));
+    CHECK(f.record["case_signature"] == s.findings[0].record["case_signature"]);
+    std::ifstream in(f.halo_file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (i < 2) {
+      CHECK(f.not_minimized.empty());
+      CHECK_FALSE(f.record["shrink"].contains("not_minimized"));
+    } else {
+      CHECK(f.record["shrink"]["not_minimized"].get<std::string>().find("in cases 0, 1 (at most 2 per signature") !=
+            std::string::npos);
+      CHECK_THAT(text, Catch::Contains("not minimized: its signature was minimized already"));
+      CHECK(f.record["shrink"]["steps"] == 0);
+    }
+  }
+  // Every finding minimized: the budget's 0.
+  std::filesystem::remove_all(dir);
+  next = 0;
+  opts.shrink.per_signature = 0;
+  opts.shrink.max_tries = 1;
+  s = fuzz::run_campaign(opts, [&](const Program& p) { return fuzz::check_candidate_case(halide_c, p, lim, ho); });
+  for (const fuzz::FindingReport& f : s.findings) CHECK(f.not_minimized.empty());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

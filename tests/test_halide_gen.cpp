@@ -6,6 +6,8 @@
 #include "fuzz/halide_gen.hpp"
 #include "interp/fast_eval.hpp"
 #include "candidates/halide/int32_model.hpp"
+#include "candidates/halide/plan.hpp"
+#include "interp/input.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/validity.hpp"
@@ -145,7 +147,9 @@ TEST_CASE("halide generator: weights steer it and are checked", "[fuzz][halide-g
 TEST_CASE("halide generator: compute_with fuses two sibling producers that neither read each other", "[fuzz][halide-gen]") {
   fuzz::HalideGenWeights w;
   w.set("compute_with=100");
-  const std::regex fused(R"(compute_with\(<(f\d+), 0, 0, \w+>, <(f\d+), 0, 0, \w+>\))");
+  // Stage 0 of each, or an update stage of one or both (compute_with_update).
+  const std::regex fused(R"(compute_with\(<(f\d+), 0, [01], \w+>, <(f\d+), 0, [01], \w+>\))");
+  int updates = 0;
   for (int k = 0; k < 60; ++k) {
     Program p = fuzz::generate_halide_case(fuzz::campaign_case(13, uint64_t(k)), w).value();
     std::string text = print_program(p);
@@ -173,7 +177,13 @@ TEST_CASE("halide generator: compute_with fuses two sibling producers that neith
     CHECK(one_reads_both);
     CHECK_FALSE(has_directive(p, "compute_at(" + a + ","));
     CHECK_FALSE(has_directive(p, "compute_at(" + b + ","));
+    for (const std::string& c : fuzz::combinations_in(p)) updates += c == "compute_with.update";
+    REQUIRE_NOTHROW(halide::translate_to_halide(p, resolve_input(p, {})));
   }
+  // Only siblings after the first func can have updates (the first reads no func), so an
+  // update stage is rarely there to fuse: this seed has one.
+  INFO("compute_with of an update stage: " << updates << " of 60");
+  CHECK(updates >= 1);
 }
 
 TEST_CASE("halide generator: the shapes of bugs from Halide's history (bench/recall)", "[fuzz][halide-gen][recall]") {
@@ -212,4 +222,45 @@ TEST_CASE("halide generator: the shapes of bugs from Halide's history (bench/rec
     INFO(pattern);
     CHECK(reached[pattern] * 50 >= n);  // in at least one case of fifty
   }
+}
+
+TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a seed's cases without changing the rest",
+          "[fuzz][halide-gen]") {
+  fuzz::HalideGenWeights w, without, keep_compute_with;
+  const std::vector<std::string> calls = {"prefetch", "memoize", "atomic", "store_in", "hoist_storage_root", "fuse_far",
+                                          "compute_with_update", "implicit_pure"};
+  for (const std::string& c : calls) without.set(c + "=0");
+  // These two rewrite what the seed drew (the siblings' compute_with, a func's pure stage):
+  // the rest is compared without them.
+  keep_compute_with.set("compute_with_update=0");
+  keep_compute_with.set("implicit_pure=0");
+  const int n = 300;
+  std::map<std::string, int> reached;
+  for (int k = 0; k < n; ++k) {
+    auto fc = fuzz::campaign_case(21, uint64_t(k));
+    Program p = fuzz::generate_halide_case(fc, w).value();
+    INFO(print_program(p));
+    REQUIRE(validate_program(p).empty());
+    REQUIRE_NOTHROW(schedule_formal_part(p));
+    // Halide's translation takes every call the generator draws (no refusal at a directive).
+    REQUIRE_NOTHROW(halide::translate_to_halide(p, resolve_input(p, {})));
+    for (const std::string& c : fuzz::combinations_in(p)) ++reached[c];
+    // The same case without the new calls is the case the seed drew before they existed.
+    Program base = fuzz::generate_halide_case(fc, without).value();
+    Program stripped = fuzz::generate_halide_case(fc, keep_compute_with).value();
+    if (stripped.schedule) {
+      std::erase_if(*stripped.schedule, [](const Directive& d) {
+        return d.halide_implicit || (d.kind == DirectiveKind::Fuse && d.names.size() == 2) ||
+               d.kind == DirectiveKind::Prefetch || d.kind == DirectiveKind::Memoize || d.kind == DirectiveKind::Atomic ||
+               d.kind == DirectiveKind::StoreIn || d.kind == DirectiveKind::HoistStorageRoot;
+      });
+    }
+    CHECK(print_program(stripped) == print_program(base));
+  }
+  for (const char* c : {"prefetch", "memoize", "atomic", "store_in", "hoist_storage_root", "fuse.non_adjacent"}) {
+    INFO(c << ": " << reached[c]);
+    CHECK(reached[c] * 50 >= n);  // in at least one case of fifty
+  }
+  INFO("implicit_pure: " << reached["implicit_pure"]);
+  CHECK(reached["implicit_pure"] * 100 >= n);  // in at least one case of a hundred
 }

@@ -198,7 +198,8 @@ int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& 
     std::string shrunk_file;
     if (o.shrink && r.is_finding()) {
       // Only the structural reductions apply: a file has no RapidCheck choices to shrink.
-      fuzz::Minimized m = fuzz::minimize(rc::shrinkable::just(p), r, [&](const Program& q) { return c.check(q, lim); },
+      auto shrink_check = c.shrink_check ? c.shrink_check(r) : c.check;
+      fuzz::Minimized m = fuzz::minimize(rc::shrinkable::just(p), r, [&](const Program& q) { return shrink_check(q, lim); },
                                          fuzz::ShrinkBudget{o.shrink_tries, o.shrink_seconds});
       std::filesystem::path src(file);
       std::filesystem::path dir = o.out_dir.empty() ? src.parent_path() : std::filesystem::path(o.out_dir);
@@ -425,7 +426,8 @@ nlohmann::json campaign_identity(const CampaignCliOptions& o, uint64_t effective
 void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o) {
   o.app = cmd;
   o.identity_options = {"--seed",         "--cases",     "--time",      "--shard",       "--max-findings",
-                        "--shrink-tries", "--shrink-time", "--max-steps", "--case-timeout"};
+                        "--shrink-tries", "--shrink-time", "--max-steps", "--case-timeout",
+                        "--minimize-per-signature"};
   cmd->add_option("--cases", o.cases, "run this many cases (default 1000 unless --time is given)")
       ->check(unsigned_integer() & CLI::PositiveNumber);
   cmd->add_option("--time", o.seconds, "run cases for this many seconds (with --cases: whichever ends first)")
@@ -445,6 +447,11 @@ void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o) {
       ->capture_default_str();
   cmd->add_option("--shrink-time", o.shrink_seconds, "shrink each finding for at most this many seconds")
       ->check(seconds_value())
+      ->capture_default_str();
+  cmd->add_option("--minimize-per-signature", o.minimize_per_signature,
+                  "minimize at most this many findings of one candidate failure signature per process; later ones "
+                  "are filed as generated, their record naming the minimized cases (0: minimize every finding)")
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--max-steps", o.max_steps, "per case: stop an evaluation after this many steps (not a finding)")
       ->check(unsigned_integer())
@@ -490,7 +497,7 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   opts.shards = shards;
   opts.out_dir = o.out_dir;
   opts.max_findings = o.max_findings;
-  opts.shrink = fuzz::ShrinkBudget{o.shrink_tries, o.shrink_seconds};
+  opts.shrink = fuzz::ShrinkBudget{o.shrink_tries, o.shrink_seconds, o.minimize_per_signature};
   opts.reproduce = c.reproduce;
   opts.record_extra = c.record_extra;
   opts.generator = c.generator;
@@ -545,6 +552,11 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   };
   InterruptGuard guard;
   auto check = [&](const Program& p) { return c.check(p, lim); };
+  if (c.shrink_check)
+    opts.shrink_check = [&](const fuzz::CaseResult& found) -> fuzz::CaseCheck {
+      auto candidate = c.shrink_check(found);
+      return [candidate, &lim](const Program& p) { return candidate(p, lim); };
+    };
   auto interrupted = [&] { return guard.interrupted(); };
   fuzz::CampaignSummary s = jobs.jobs > 1 ? fuzz::run_campaign_jobs(opts, jobs, check, interrupted, progress)
                                           : fuzz::run_campaign(opts, check, interrupted, progress);

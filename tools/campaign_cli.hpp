@@ -27,6 +27,7 @@ struct CampaignCliOptions {
   uint64_t max_findings = 0;
   int shrink_tries = fuzz::ShrinkBudget{}.max_tries;
   double shrink_seconds = fuzz::ShrinkBudget{}.max_seconds;
+  int minimize_per_signature = fuzz::ShrinkBudget{}.per_signature;
   uint64_t max_steps = fuzz::default_case_limits().max_steps;
   double case_timeout = fuzz::default_case_limits().max_seconds;
   std::vector<std::string> replay;
@@ -69,6 +70,8 @@ struct CampaignCommand {
   std::string reproduce;  // how to replay a finding ("{file}" is its path)
   nlohmann::json record_extra = nlohmann::json::object();
   std::function<fuzz::CaseResult(const Program&, const Limits&)> check;
+  // Optional: the check for a finding's shrinking candidates (fuzz::CampaignOptions::shrink_check).
+  std::function<std::function<fuzz::CaseResult(const Program&, const Limits&)>(const fuzz::CaseResult&)> shrink_check;
   // The cases (empty: fuzz::generate_case, the semantics generator).
   std::function<rc::Shrinkable<Program>(const fuzz::CaseSeed&)> generator;
   // The candidate judges directives outside fig. 2.11 (Halide's own): a replayed file's

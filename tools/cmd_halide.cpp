@@ -106,6 +106,17 @@ CandidateOptions candidate_options(const std::string& platform, bool no_memcheck
   return opt;
 }
 
+// The refusal, as FILE:LINE:COL: message, when halo's rules refused a move that one of
+// Halide's calls makes by itself (Directive::halide_implicit); "" for any other error.
+std::string implicit_move_refusal(const Program& prog, const InputError& e) {
+  if (!prog.schedule || e.diagnostics().size() != 1) return "";
+  const Diagnostic& d = e.diagnostics()[0];
+  for (const Directive& dir : *prog.schedule)
+    if (dir.halide_implicit && dir.loc.line == d.loc.line && dir.loc.col == d.loc.col)
+      return fmt::format("{}:{}:{}: {}", d.file, d.loc.line, d.loc.col, d.message);
+  return "";
+}
+
 int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, const InputOverrides& over, bool json, const Limits& limits, std::ostream& out,
                          std::ostream& err) {
   Program prog = parse_program_file(file, over);
@@ -119,11 +130,26 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
   if (!target.selection.error.empty()) throw InputError(Diagnostic{file, {}, target.selection.error});
   const Candidate& c = *target.candidate;
   // The schedule's own restrictions (§2.8): halo accepts the case. A candidate's own
-  // directives are outside them; the rest of the schedule must pass them.
-  if (c.has_own_directives()) schedule_formal_part(prog);
-  else schedule_pipeline(prog);
+  // directives are outside them; the rest of the schedule must pass them. Except a move a
+  // Halide call makes by itself (the swaps of a fuse of loops that are not adjacent): halo
+  // refuses it, the candidate runs the call as written and must refuse it too or compute
+  // the reference.
+  std::string refusal;
+  if (c.has_own_directives()) {
+    try {
+      schedule_formal_part(prog);
+    } catch (const InputError& e) {
+      refusal = implicit_move_refusal(prog, e);
+      if (refusal.empty()) throw;
+      err << "note: " << refusal << "\n      " << c.display_name()
+          << " runs the schedule as written: it must refuse it too, or compute the reference\n";
+    }
+  } else {
+    schedule_pipeline(prog);
+  }
   Input in = resolve_input(prog, over);
   CandidateOptions opt = candidate_options(f.halide_target, f.no_memcheck, f.halide_timeout);
+  opt.formal_refusal = refusal;
   opt.max_memory_bytes = limits.max_memory_bytes;
   opt.reference_limits = limits;
   opt.reuse_process = false;  // one case: a fresh process, no worker to start and warm
@@ -226,6 +252,15 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
                 candidate->reproducer_extension() + " file next to it)";
   c.check = [candidate, opt](const Program& p, const Limits& lim) {
     return fuzz::check_candidate_case(*candidate, p, lim, opt);
+  };
+  // A failure of the plain run (compile, bounds query, run) is shrunk without the memory
+  // check's traced compile: half the compiles per candidate. complete_finding then checks
+  // the minimized case whole, on every version.
+  c.shrink_check = [candidate, opt](const fuzz::CaseResult& found) {
+    CandidateOptions o = opt;
+    if (found.kind.find(":memcheck_") == std::string::npos) o.memcheck = false;
+    return std::function<fuzz::CaseResult(const Program&, const Limits&)>(
+        [candidate, o](const Program& p, const Limits& lim) { return fuzz::check_candidate_case(*candidate, p, lim, o); });
   };
   c.candidate_directives = candidate->has_own_directives();
   c.record_extra[candidate->name() + "_target"] = f.halide_target;

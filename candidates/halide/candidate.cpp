@@ -80,6 +80,7 @@ HalideOptions halide_options(const CandidateOptions& opt) {
   h.max_memory_bytes = opt.max_memory_bytes;
   h.reference_limits = opt.reference_limits;
   h.reuse_process = opt.reuse_process;
+  h.formal_refusal = opt.formal_refusal;
   return h;
 }
 

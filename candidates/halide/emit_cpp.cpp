@@ -84,6 +84,15 @@ std::string call_cpp(const HlCall& c) {
     case HlCall::Kind::Async: return fmt::format("{}.async();", cpp_func(c.func));
     case HlCall::Kind::HoistStorage:
       return fmt::format("{}.hoist_storage(LoopLevel({}, {}));", cpp_func(c.func), cpp_func(c.at.func), loop(0));
+    case HlCall::Kind::Atomic: return fmt::format("{}.atomic();", st);
+    case HlCall::Kind::Prefetch:
+      return fmt::format("{}.prefetch({}, {}, {}, {});", st, c.of_input ? cpp_input(c.func) : cpp_func(c.func), loop(0),
+                         loop(1), hl_expr_cpp(c.exprs[0]));
+    case HlCall::Kind::Memoize: return fmt::format("{}.memoize();", cpp_func(c.func));
+    case HlCall::Kind::StoreIn:
+      return fmt::format("{}.store_in(MemoryType::{});", cpp_func(c.func),
+                         c.memory == "heap" ? "Heap" : c.memory == "stack" ? "Stack" : c.memory == "register" ? "Register" : "Auto");
+    case HlCall::Kind::HoistStorageRoot: return fmt::format("{}.hoist_storage_root();", cpp_func(c.func));
   }
   return "";
 }
@@ -309,6 +318,7 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
       for (const HlExpr& e : s.lhs) collect_names(e, vars);
       collect_names(s.value, vars);
       if (s.where) collect_names(*s.where, vars);
+      if (s.compound) collect_names(*s.compound, vars);
     }
   }
   for (const HlCall& c : plan.schedule)
@@ -338,6 +348,11 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
     }
     for (size_t i = 0; i < f.stages.size(); ++i) {
       const HlStage& s = f.stages[i];
+      if (i == 0 && f.implicit_pure) {
+        o << fmt::format("    // {} has no pure definition: Halide adds its implicit one ({}(_0, ...) = {}).\n", f.name,
+                         cpp_func(f.name), *f.implicit_pure == Op::Mul || *f.implicit_pure == Op::Div ? 1 : 0);
+        continue;
+      }
       if (s.rdom) {
         std::vector<std::string> ranges;
         for (const auto& [mn, ln] : s.rdom->ranges)
@@ -348,7 +363,11 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
       }
       std::vector<std::string> lhs;
       for (const HlExpr& e : s.lhs) lhs.push_back(hl_expr_cpp(e));
-      o << fmt::format("    {}({}) = {};\n", cpp_func(f.name), fmt::join(lhs, ", "), hl_expr_cpp(s.value));
+      if (s.compound)
+        o << fmt::format("    {}({}) {}= {};\n", cpp_func(f.name), fmt::join(lhs, ", "), op_name(*f.implicit_pure),
+                         hl_expr_cpp(*s.compound));
+      else
+        o << fmt::format("    {}({}) = {};\n", cpp_func(f.name), fmt::join(lhs, ", "), hl_expr_cpp(s.value));
     }
   }
 

@@ -257,7 +257,8 @@ std::string schedule_features(const Program& prog) {
 }
 
 // The program's own names and every number replaced, so that two programs failing the
-// same way get the same text.
+// same way get the same text: also the numbers inside Halide's own names (its unique_name
+// counters: "Repeated name: t15" in one program is "t14" in the next).
 std::string normalize_message(const std::string& msg, const Program& prog) {
   std::set<std::string> names;
   for (const Name& p : prog.pipeline.params) names.insert(p.text);
@@ -280,7 +281,15 @@ std::string normalize_message(const std::string& msg, const Program& prog) {
       size_t j = i;
       while (j < msg.size() && (std::isalnum(static_cast<unsigned char>(msg[j])) || msg[j] == '_')) ++j;
       std::string tok = msg.substr(i, j - i);
-      out += names.count(tok) ? std::string("#") : tok;
+      if (names.count(tok)) {
+        out += '#';
+      } else {
+        for (size_t k = 0; k < tok.size(); ++k) {
+          bool digit = std::isdigit(static_cast<unsigned char>(tok[k]));
+          if (!digit) out += tok[k];
+          else if (k == 0 || !std::isdigit(static_cast<unsigned char>(tok[k - 1]))) out += 'N';
+        }
+      }
       i = j;
     } else {
       out += c;
@@ -436,7 +445,12 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
         return;
       case JitResult::Status::CompileError:
       case JitResult::Status::OtherError:
-        if (const KnownRestriction* k = known_restriction(r->message)) {
+        if (!opt.formal_refusal.empty()) {
+          // Both refuse: what the fixed Halide does with the fuse that reorders reductions.
+          v.outcome = HalideOutcome::Pass;
+          v.detail = fmt::format("Halide refuses the schedule, as halo's rules do ({}) (during {}): {}",
+                                 opt.formal_refusal, v.phase, first_line(r->message));
+        } else if (const KnownRestriction* k = known_restriction(r->message)) {
           v.outcome = HalideOutcome::NotExpressible;
           v.detail = fmt::format("not expressible in Halide: {} (Halide: {})", k->explanation, first_line(r->message));
         } else if (prog.schedule && std::any_of(prog.schedule->begin(), prog.schedule->end(),
@@ -733,6 +747,11 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
     if (!prog.replaced_schedule.empty() &&
         std::find(out.notes.begin(), out.notes.end(), prog.replaced_schedule) == out.notes.end())
       out.notes.insert(out.notes.begin(), prog.replaced_schedule);
+    if (!opt.formal_refusal.empty())
+      out.notes.insert(out.notes.begin(),
+                       fmt::format("halo's rules refuse this schedule ({}); Halide ran it as written, and must refuse "
+                                   "it or compute the reference (Theorem 2.2 holds for every schedule Halide accepts)",
+                                   opt.formal_refusal));
     out.signature = signature_of(out, prog);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;

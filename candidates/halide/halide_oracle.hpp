@@ -57,6 +57,7 @@ struct HalideOptions {
   // alone. Crashes, hangs and memory findings are decided again in a fresh process
   // (worker.hpp). A single case is faster in a fresh process.
   bool reuse_process = true;
+  std::string formal_refusal;    // CandidateOptions::formal_refusal
 };
 
 struct PointMismatch {

@@ -382,6 +382,14 @@ class Translator {
         ls.push_back({l.rdom ? HlLoop{l.name, true, int(l.index), cpp_rdom(h.name, stage)} : HlLoop{l.name, false, -1, ""}});
       for (const Expr& e : u.lhs) st.lhs.push_back(integer(translate_expr(e, sc, cx_)));
       st.value = integer(translate_expr(u.value, sc, cx_));
+      if (f.implicit_pure && i == 0) {
+        h.implicit_pure = f.implicit_pure;
+        st.compound = integer(translate_expr(as<OpNode>(u.value).args[1], sc, cx_));
+        if (u.predicate && u.rdom.empty())
+          throw NotExpressible{fmt::format("{}: Halide's {}(...) op= e with a predicate needs an rdom to carry it "
+                                           "(RDom::where)",
+                                           h.name, h.name)};
+      }
       if (st.rdom && !mentions_rdom(st)) {
         // Halide attaches an RDom to an update only when the definition (left-hand side
         // or value) mentions one of its RVars; otherwise the update runs once, not once
@@ -394,8 +402,9 @@ class Translator {
         if (h.type != term.type) term = cast_expr(h.type, std::move(term));
         sum.op = Op::Add;
         sum.type = h.type;
-        sum.args = {std::move(st.value), std::move(term)};
-        st.value = std::move(sum);
+        HlExpr& target = st.compound ? *st.compound : st.value;
+        sum.args = {std::move(target), std::move(term)};
+        target = std::move(sum);
         plan_.notes.push_back(fmt::format(
             "{} stage {}: the update does not mention its reduction variables, and Halide would then run it once "
             "instead of once per point of the rdom; the translation adds `{} * 0` to its value",
@@ -512,7 +521,8 @@ class Translator {
   static bool names_loop(DirectiveKind k) {
     return k == DirectiveKind::Split || k == DirectiveKind::Fuse || k == DirectiveKind::Swap ||
            k == DirectiveKind::Traverse || k == DirectiveKind::ComputeAt || k == DirectiveKind::StoreAt ||
-           k == DirectiveKind::Rfactor || k == DirectiveKind::ComputeWith || k == DirectiveKind::HoistStorage;
+           k == DirectiveKind::Rfactor || k == DirectiveKind::ComputeWith || k == DirectiveKind::HoistStorage ||
+           k == DirectiveKind::Prefetch;
   }
 
   // A directive on an rfactor intermediate is Halide's alone, so no formal rule has checked
@@ -538,7 +548,25 @@ class Translator {
     check(d.loop);
   }
 
+  // Halide names the variables of an implicit pure definition itself (_0, _1, ...): a
+  // directive on that stage's loops or on the func's variables names nothing Halide has.
+  void check_not_implicit_pure_stage(const Directive& d) {
+    auto implicit = [&](const std::string& f) {
+      const FuncDef* fd = prog_.pipeline.find(f);
+      return fd && fd->implicit_pure;
+    };
+    bool on_stage0 = names_loop(d.kind) && d.loop.stage == 0 && implicit(d.loop.func.text);
+    bool on_vars = (d.kind == DirectiveKind::Bound || d.kind == DirectiveKind::BoundExtent ||
+                    d.kind == DirectiveKind::AlignBounds || d.kind == DirectiveKind::FoldStorage) &&
+                   implicit(d.func.text);
+    if (on_stage0 || on_vars)
+      throw NotExpressible{fmt::format("{}: {} has Halide's implicit pure definition, whose variables Halide names "
+                                       "itself (_0, _1, ...); halo does not translate a directive on them",
+                                       print_directive(d), on_stage0 ? d.loop.func.text : d.func.text)};
+  }
+
   void translate_directive(const Directive& d) {
+    check_not_implicit_pure_stage(d);
     if (d.on_intermediate ||
         (names_loop(d.kind) && factored_.count(StageKey{d.loop.func.text, d.loop.spec, d.loop.stage})))
       check_intermediate_loops(d);
@@ -608,7 +636,8 @@ class Translator {
         size_t k = loop_index(ls, d.loop);
         if (k == 0) throw std::logic_error("halide translation: fuse of an innermost loop");
         LoopState a = ls[k], b = ls[k - 1];
-        HlLoop fused{d.names[0].text, a.loop.rvar, -1, ""};
+        // Halide's fused loop is an RVar when either loop is one (Stage::fuse refuses a Var).
+        HlLoop fused{d.names[0].text, a.loop.rvar || b.loop.rvar, -1, ""};
         c.kind = HlCall::Kind::Fuse;
         c.stage = ref(d.loop);
         c.loops = {b.loop, a.loop, fused};
@@ -633,7 +662,7 @@ class Translator {
         c.stage = ref(d.loop);
         c.loops = {ls[k].loop, ls[k - 1].loop};  // the named loop becomes the inner one
         std::swap(ls[k], ls[k - 1]);
-        push(std::move(c), d);
+        if (!d.halide_implicit) push(std::move(c), d);  // else the fuse after it does it in Halide
         return;
       }
       case DirectiveKind::Traverse: {
@@ -743,6 +772,50 @@ class Translator {
         push(std::move(c), d);
         return;
       }
+      case DirectiveKind::Atomic: {
+        if (!loops_.count(StageKey{d.loop.func.text, d.loop.spec, d.loop.stage}) || d.loop.stage == 0)
+          throw InputError(Diagnostic{prog_.file, d.loc,
+                                      fmt::format("atomic applies to an update stage <{}, j, i> with i >= 1, and {} "
+                                                  "has no such stage <{}, {}, {}>",
+                                                  d.loop.func.text, d.loop.func.text, d.loop.func.text, d.loop.spec,
+                                                  d.loop.stage)});
+        c.kind = HlCall::Kind::Atomic;
+        c.stage = ref(d.loop);
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::Prefetch: {
+        auto& ls = stage_loops(d.loop);
+        LoopName from = d.loop;
+        from.var = d.names[0];
+        size_t at = loop_index(ls, d.loop), k = ls.size();
+        for (size_t i = 0; i < ls.size(); ++i)
+          if (ls[i].loop.name == from.var.text) k = i;
+        if (k == ls.size())
+          throw InputError(Diagnostic{prog_.file, d.names[0].loc,
+                                      fmt::format("prefetch: stage <{}, {}, {}> has no loop '{}' to prefetch from",
+                                                  d.loop.func.text, d.loop.spec, d.loop.stage, from.var.text)});
+        c.kind = HlCall::Kind::Prefetch;
+        c.stage = ref(d.loop);
+        c.func = d.func.text;
+        c.of_input = prog_.pipeline.find_input(d.func.text) != nullptr;
+        c.loops = {ls[at].loop, ls[k].loop};
+        c.exprs = {integer(startup(d.exprs[0]))};
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::Memoize:
+      case DirectiveKind::HoistStorageRoot:
+        c.kind = d.kind == DirectiveKind::Memoize ? HlCall::Kind::Memoize : HlCall::Kind::HoistStorageRoot;
+        c.func = d.func.text;
+        push(std::move(c), d);
+        return;
+      case DirectiveKind::StoreIn:
+        c.kind = HlCall::Kind::StoreIn;
+        c.func = d.func.text;
+        c.memory = d.names[0].text;
+        push(std::move(c), d);
+        return;
       case DirectiveKind::Bound:
       case DirectiveKind::BoundExtent:
       case DirectiveKind::AlignBounds: {
@@ -783,6 +856,11 @@ const char* call_kind_name(HlCall::Kind k) {
     case HlCall::Kind::FoldStorage: return "fold_storage";
     case HlCall::Kind::Async: return "async";
     case HlCall::Kind::HoistStorage: return "hoist_storage";
+    case HlCall::Kind::Atomic: return "atomic";
+    case HlCall::Kind::Prefetch: return "prefetch";
+    case HlCall::Kind::Memoize: return "memoize";
+    case HlCall::Kind::StoreIn: return "store_in";
+    case HlCall::Kind::HoistStorageRoot: return "hoist_storage_root";
   }
   return "?";
 }

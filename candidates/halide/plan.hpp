@@ -64,6 +64,9 @@ struct HlStage {
   HlExpr value;
   std::optional<HlRDom> rdom;     // update stages with reduction variables
   std::optional<HlExpr> where;    // the predicate, as RDom::where (Bool)
+  // The first update of a func with Halide's implicit pure definition: f(lhs) op= compound
+  // (op: HlFunc::implicit_pure), Halide then adding the pure definition itself.
+  std::optional<HlExpr> compound;
 };
 
 // A func defined by one of Halide's boundary conditions: Func f; f(vars) =
@@ -93,6 +96,9 @@ struct HlFunc {
   std::vector<HlStage> stages;    // [0] is the pure definition
   std::optional<HlBoundary> boundary;
   bool is_output = false;
+  // FuncDef::implicit_pure: stages[0] is not defined in Halide (Halide defines it); its
+  // Vars are Halide's implicit ones, which no halo directive names.
+  std::optional<Op> implicit_pure;
 };
 
 // A loop of a stage: a pure Var, an RDom dimension (rdom_dim >= 0), or a Var/RVar a split
@@ -131,6 +137,11 @@ struct HlCall {
     FoldStorage,   // func, loops = {pure var}, exprs = {extent}
     Async,         // func
     HoistStorage,  // func, at, loops = {v} (Halide 19 and later)
+    Atomic,            // stage (an update)
+    Prefetch,          // stage prefetches func (a Func or an input) at loops[0] from loops[1], exprs[0] = offset
+    Memoize,           // func
+    StoreIn,           // func, memory (auto, heap, stack, register)
+    HoistStorageRoot,  // func (Halide 19 and later)
   };
   Kind kind = Kind::ComputeRoot;
   HlStageRef stage;                // loop calls and Specialize (the stage specialized)
@@ -140,6 +151,8 @@ struct HlCall {
   std::vector<HlLoop> loops;
   std::vector<HlExpr> exprs;
   TailStrategy tail = TailStrategy::Guard;
+  std::string memory;              // StoreIn
+  bool of_input = false;           // Prefetch: func names an input buffer (an ImageParam)
   std::string origin;              // the halo directive, printed; empty for the defaults
 };
 

@@ -480,7 +480,9 @@ void define(Built& b, const HalidePlan& plan) {
       h(vars) = boundary_func(b, *f.boundary)(vars);
       continue;
     }
-    for (const HlStage& s : f.stages) {
+    for (size_t i = 0; i < f.stages.size(); ++i) {
+      const HlStage& s = f.stages[i];
+      if (i == 0 && f.implicit_pure) continue;  // Halide defines it (the update's op=)
       if (s.rdom) {
         Halide::Region region;
         for (const auto& [mn, ln] : s.rdom->ranges) region.emplace_back(b.expr(mn), b.expr(ln));
@@ -489,7 +491,17 @@ void define(Built& b, const HalidePlan& plan) {
       }
       std::vector<Halide::Expr> lhs;
       for (const HlExpr& e : s.lhs) lhs.push_back(b.expr(e));
-      h(lhs) = b.expr(s.value);
+      if (s.compound) {
+        Halide::Expr e = b.expr(*s.compound);
+        switch (*f.implicit_pure) {
+          case Op::Add: h(lhs) += e; break;
+          case Op::Sub: h(lhs) -= e; break;
+          case Op::Mul: h(lhs) *= e; break;
+          default: h(lhs) /= e; break;
+        }
+      } else {
+        h(lhs) = b.expr(s.value);
+      }
     }
   }
 }
@@ -505,6 +517,14 @@ Halide::TailStrategy halide_tail(TailStrategy t) {
     case TailStrategy::Auto: return Halide::TailStrategy::Auto;
   }
   return Halide::TailStrategy::GuardWithIf;
+}
+
+// store_in's names (semantics/ast.hpp, is_cpu_memory_type).
+Halide::MemoryType halide_memory_type(const std::string& m) {
+  if (m == "heap") return Halide::MemoryType::Heap;
+  if (m == "stack") return Halide::MemoryType::Stack;
+  if (m == "register") return Halide::MemoryType::Register;
+  return Halide::MemoryType::Auto;
 }
 
 void schedule(Built& b, const HalidePlan& plan) {
@@ -538,6 +558,24 @@ void schedule(Built& b, const HalidePlan& plan) {
         break;
 #else
         throw Halide::CompileError(std::string(kNotInThisVersion) + ": hoist_storage (added in Halide 19)");
+#endif
+      case HlCall::Kind::Atomic: b.stage(c.stage).atomic(); break;
+      case HlCall::Kind::Prefetch: {
+        Halide::Stage st = b.stage(c.stage);
+        if (c.of_input)
+          st.prefetch(b.images.at(c.func), b.loop(c.loops[0]), b.loop(c.loops[1]), b.expr(c.exprs[0]));
+        else
+          st.prefetch(b.func(c.func), b.loop(c.loops[0]), b.loop(c.loops[1]), b.expr(c.exprs[0]));
+        break;
+      }
+      case HlCall::Kind::Memoize: b.func(c.func).memoize(); break;
+      case HlCall::Kind::StoreIn: b.func(c.func).store_in(halide_memory_type(c.memory)); break;
+      case HlCall::Kind::HoistStorageRoot:
+#if HALO_HALIDE_MAJOR >= 19
+        b.func(c.func).hoist_storage_root();
+        break;
+#else
+        throw Halide::CompileError(std::string(kNotInThisVersion) + ": hoist_storage_root (added in Halide 19)");
 #endif
       case HlCall::Kind::Fuse:
         b.stage(c.stage).fuse(b.loop(c.loops[0]), b.loop(c.loops[1]), b.loop(c.loops[2]));
