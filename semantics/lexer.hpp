@@ -243,6 +243,7 @@ class ParserCore {
   bool saw_types() const { return saw_types_; }
   LoopName loop_name(bool every_spec = false);  // every_spec: `*` may stand for the specialization
   LoopName stage_name(std::string_view directive);  // <f, j, i>
+  LoopName stage_prefix(std::string_view what, std::string_view in, bool every_spec, const Token*& open);
   // A non-negative integer literal fitting in 64 bits: the `what` (e.g. "stage index") of
   // the `owner` (e.g. "loop name"); `alternatives` says what may stand there.
   int64_t index(std::string_view what, std::string_view owner, std::string_view alternatives = "an integer");

@@ -803,39 +803,40 @@ std::string ParserCore::resolve(const std::string& name) const {
   return name;
 }
 
+// "<f, j, i" of a stage <f, j, i> or a loop name <f, j, i, v> (`what`, as messages name
+// it; `in`: where a missing comma is); the caller reads the rest and closes at `open`.
+// `every_spec`: `*` may stand for the specialization.
+LoopName ParserCore::stage_prefix(std::string_view what, std::string_view in, bool every_spec, const Token*& open) {
+  open = &advance();
+  LoopName l;
+  l.loc = open->loc;
+  l.func = name("a func name");
+  expect(",", in);
+  l.spec = every_spec && accept("*") ? LoopName::kEverySpec
+                                     : index("specialization index", what,
+                                             every_spec ? "an integer, or '*' for every specialization" : "an integer");
+  expect(",", in);
+  l.stage = index("stage index", what);
+  return l;
+}
+
 // A stage <f, j, i>, for the directives that name a whole stage (atomic): a LoopName
 // without a variable.
 LoopName ParserCore::stage_name(std::string_view directive) {
   if (!at("<")) fail_expected(fmt::format("a stage <f, j, i> (the stage {} applies to)", directive));
-  const Token& open = advance();
-  LoopName l;
-  l.loc = open.loc;
-  constexpr std::string_view kIn = "in the stage <f, j, i>";
-  l.func = name("a func name");
-  expect(",", kIn);
-  l.spec = index("specialization index", "stage");
-  expect(",", kIn);
-  l.stage = index("stage index", "stage");
-  expect_close(">", open);
+  const Token* open = nullptr;
+  LoopName l = stage_prefix("stage", "in the stage <f, j, i>", false, open);
+  expect_close(">", *open);
   return l;
 }
 
 LoopName ParserCore::loop_name(bool every_spec) {
   if (!at("<")) fail_expected("a loop name <f, j, i, v>");
-  const Token& open = advance();
-  LoopName l;
-  l.loc = open.loc;
-  constexpr std::string_view kIn = "in the loop name <f, j, i, v>";
-  l.func = name("a func name");
-  expect(",", kIn);
-  l.spec = every_spec && accept("*") ? LoopName::kEverySpec
-                                     : index("specialization index", "loop name",
-                                             every_spec ? "an integer, or '*' for every specialization" : "an integer");
-  expect(",", kIn);
-  l.stage = index("stage index", "loop name");
-  expect(",", kIn);
+  const Token* open = nullptr;
+  LoopName l = stage_prefix("loop name", "in the loop name <f, j, i, v>", every_spec, open);
+  expect(",", "in the loop name <f, j, i, v>");
   l.var = name("a loop variable name");
-  expect_close(">", open);
+  expect_close(">", *open);
   return l;
 }
 
