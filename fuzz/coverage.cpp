@@ -137,7 +137,7 @@ const std::vector<std::string>& combination_coverage_names() {
       "vectorize.split_variable", "rfactor",          "fold_storage",     "async",
       "compute_with",             "hoist_storage",    "hoist_storage_root", "atomic",
       "prefetch",                 "memoize",          "store_in",         "fuse.non_adjacent",
-      "compute_with.update",      "implicit_pure",
+      "compute_with.update",      "implicit_pure",    "atomic.vectorized_reduction",
       // A schedule chosen by one of Halide's autoschedulers (--weight autoscheduler=N).
       "autoscheduler.Mullapudi2016", "autoscheduler.Li2018", "autoscheduler.Adams2019", "autoscheduler.Anderson2021"};
   return names;
@@ -150,11 +150,18 @@ std::vector<std::string> combinations_in(const Program& prog) {
     if (f.implicit_pure) out.insert("implicit_pure");
   if (!prog.schedule) return {out.begin(), out.end()};
   std::set<std::string> split_vars;  // "func/var" a split made
+  std::set<std::string> atomic, vectorized_reduction;  // "func/spec/stage"
   std::map<std::string, std::string> compute_at, store_at;  // func → "consumer/var"
   for (const Directive& d : *prog.schedule) {
     std::string at = d.loop.func.text + "/" + d.loop.var.text;
     if (d.halide_implicit) out.insert("fuse.non_adjacent");
     if (d.kind == DirectiveKind::ComputeWith && (d.loop.stage > 0 || d.with.stage > 0)) out.insert("compute_with.update");
+    if (d.kind == DirectiveKind::Atomic) atomic.insert(fmt::format("{}/{}/{}", d.loop.func.text, d.loop.spec, d.loop.stage));
+    if (d.kind == DirectiveKind::Traverse && d.order == Traversal::Vectorized && d.loop.stage > 0)
+      if (const FuncDef* f = prog.pipeline.find(d.loop.func.text); f && size_t(d.loop.stage) <= f->updates.size())
+        for (const RVar& r : f->updates[size_t(d.loop.stage) - 1].rdom)
+          if (r.name.text == d.loop.var.text)
+            vectorized_reduction.insert(fmt::format("{}/{}/{}", d.loop.func.text, d.loop.spec, d.loop.stage));
     switch (d.kind) {
       case DirectiveKind::Split:
         for (const Name& n : d.names) split_vars.insert(d.loop.func.text + "/" + n.text);
@@ -179,6 +186,8 @@ std::vector<std::string> combinations_in(const Program& prog) {
       default: break;
     }
   }
+  for (const std::string& s : vectorized_reduction)
+    if (atomic.count(s)) out.insert("atomic.vectorized_reduction");
   for (const auto& [f, at] : compute_at) {
     bool in_split = split_vars.count(at) > 0;
     auto st = store_at.find(f);

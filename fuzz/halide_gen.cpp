@@ -219,8 +219,15 @@ class Builder {
       }
       if (chance(w_["memoize"])) add(DirectiveKind::Memoize, fmt::format("memoize({})", r.producer));
     }
-    for (const Func& f : funcs_)
-      if (f.has_update && chance(w_["atomic"])) add(DirectiveKind::Atomic, fmt::format("atomic(<{}, 0, 1>)", f.name));
+    for (const Func& f : funcs_) {
+      if (!f.has_update || !chance(w_["atomic"])) continue;
+      add(DirectiveKind::Atomic, fmt::format("atomic(<{}, 0, 1>)", f.name));
+      // An atomic update's reduction loop vectorized (which Halide allows only atomic): a
+      // vector reduction. Not with a predicate or after an rfactor (its r is not this loop).
+      bool plain_r = f.update_has_rdom_loop && update_outer_.count(f.name) && f.update_text.find(" if ") == std::string::npos;
+      if (plain_r && chance(w_["atomic_vectorize"]))
+        add(DirectiveKind::Traverse, fmt::format("traverse(<{}, 0, 1, r>, vectorized)", f.name));
+    }
     for (const Placed& p : placed_) {
       if (chance(w_["store_in"]))
         add(DirectiveKind::StoreIn, fmt::format("store_in({}, {})", p.func, pick(std::vector<std::string>{"auto", "heap", "stack"})));

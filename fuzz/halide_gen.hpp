@@ -90,6 +90,7 @@ struct HalideGenWeights {
       {"prefetch", 15},        // a consumer prefetches a root producer at one of its loops
       {"memoize", 15},         // a root producer is memoized
       {"atomic", 20},          // an update stage is atomic
+      {"atomic_vectorize", 50},  // ... and its reduction loop r vectorized (a vector reduction)
       {"store_in", 12},        // a producer computed at a loop lives in auto, heap or stack memory
       {"hoist_storage_root", 8},  // ... its storage hoisted to the root
       // Halide's types: a u8/u16/i16 image, widened, computed, narrowed back. Off by default

@@ -33,6 +33,10 @@ TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog)
   if (d.on_intermediate)
     outside = fmt::format("'{}' schedules the intermediate func of an rfactor, which exists in Halide only",
                           directive_name(d.kind));
+  else if (d.on_atomic)
+    outside = fmt::format("a {} traversal of a loop of an atomic stage is Halide's (its atomic() allows it on a "
+                          "reduction loop, which fig. 2.11 refuses)",
+                          traversal_name(d.order));
   else if (is_halide_only(d.kind))
     outside = fmt::format("'{}' is one of Halide's own directives, outside the formal model (fig. 2.11)",
                           directive_name(d.kind));
@@ -132,7 +136,7 @@ TgtProgram schedule_formal_part(const Program& prog) {
     }
     if (d.on_intermediate) continue;  // its loops are Halide's (the translation checks them)
     if (d.kind == DirectiveKind::Rfactor || d.kind == DirectiveKind::ComputeWith || d.kind == DirectiveKind::HoistStorage ||
-        d.kind == DirectiveKind::Prefetch)
+        d.kind == DirectiveKind::Prefetch || d.on_atomic)
       find_loop(t, d, prog);
     if (d.kind == DirectiveKind::ComputeWith) {
       Directive with = d;

@@ -326,9 +326,10 @@ bool is_halide_only(TailStrategy t) {
   return t != TailStrategy::Guard && t != TailStrategy::Shift && t != TailStrategy::Round;
 }
 bool is_halide_only(const Directive& d) {
-  return is_halide_only(d.kind) || d.on_intermediate || (d.kind == DirectiveKind::Split && is_halide_only(d.tail));
+  return is_halide_only(d.kind) || d.on_intermediate || d.on_atomic ||
+         (d.kind == DirectiveKind::Split && is_halide_only(d.tail));
 }
-bool in_formal_part(const Directive& d) { return !is_halide_only(d.kind) && !d.on_intermediate; }
+bool in_formal_part(const Directive& d) { return !is_halide_only(d.kind) && !d.on_intermediate && !d.on_atomic; }
 
 const std::vector<std::string>& halide_autoscheduler_names() {
   static const std::vector<std::string> names{"Mullapudi2016", "Li2018", "Adams2019", "Anderson2021"};

@@ -389,6 +389,11 @@ struct Directive {
   // emits no call for it (the fuse does it), and the printer leaves it to the fuse, which
   // then prints in Halide's form (its names[1] is `inner`).
   bool halide_implicit = false;
+  // A parallel or vectorized traversal of a loop of a stage the schedule makes `atomic`:
+  // Halide's atomic() is what allows it on a reduction loop (a vector or parallel
+  // reduction), which fig. 2.11 refuses (Def. 2.16), so it is Halide's alone, as the atomic
+  // is (set by the parser, semantics/parser.cpp, mark_atomic_traversals).
+  bool on_atomic = false;
 };
 
 // ---------------------------------------------------------------- the realization

@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 #include <cerrno>
 #include <cstdio>
@@ -87,6 +89,7 @@ class Parser : public ParserCore {
   size_t arguments_ahead() const;
   bool halide_fuse_ahead() const;
   std::optional<Op> compound_update_op(const FuncDef& f, const UpdateStage& u) const;
+  void mark_atomic_traversals(std::vector<Directive>& ds) const;
   Directive directive();
   void mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const;
   VocabularyCall vocabulary_call();
@@ -471,6 +474,7 @@ std::vector<Directive> Parser::schedule(Program& prog) {
         prog.halide_roots.emplace_back(c->word, c->func.text);
   std::vector<Directive> out = expand_schedule(prog.pipeline, items, file_, prog.schedule_mode);
   mark_rfactor_intermediates(prog.pipeline, out);
+  mark_atomic_traversals(out);
   return out;
 }
 
@@ -553,6 +557,17 @@ bool Parser::halide_fuse_ahead() const {
   if (!(peek().kind == TokenKind::Keyword && peek().text == "fuse" && at("(", 1))) return false;
   if (peek(2).kind == TokenKind::Identifier) return true;
   return at("<", 2) && at(">", 8);  // fuse ( < f , j , i >
+}
+
+// Directive::on_atomic: the parallel and vectorized traversals of an atomic stage's loops.
+void Parser::mark_atomic_traversals(std::vector<Directive>& ds) const {
+  std::set<std::tuple<std::string, int64_t, int64_t>> atomic;
+  for (const Directive& d : ds)
+    if (d.kind == DirectiveKind::Atomic) atomic.emplace(d.loop.func.text, d.loop.spec, d.loop.stage);
+  for (Directive& d : ds)
+    if (d.kind == DirectiveKind::Traverse && (d.order == Traversal::Vectorized || d.order == Traversal::Parallel) &&
+        atomic.count({d.loop.func.text, d.loop.spec, d.loop.stage}))
+      d.on_atomic = true;
 }
 
 // How many arguments the call whose '(' is the current token has (commas at its depth, plus

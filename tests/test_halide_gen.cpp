@@ -227,8 +227,8 @@ TEST_CASE("halide generator: the shapes of bugs from Halide's history (bench/rec
 TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a seed's cases without changing the rest",
           "[fuzz][halide-gen]") {
   fuzz::HalideGenWeights w, without, keep_compute_with;
-  const std::vector<std::string> calls = {"prefetch", "memoize", "atomic", "store_in", "hoist_storage_root", "fuse_far",
-                                          "compute_with_update", "implicit_pure"};
+  const std::vector<std::string> calls = {"prefetch", "memoize", "atomic", "atomic_vectorize", "store_in",
+                                          "hoist_storage_root", "fuse_far", "compute_with_update", "implicit_pure"};
   for (const std::string& c : calls) without.set(c + "=0");
   // These two rewrite what the seed drew (the siblings' compute_with, a func's pure stage):
   // the rest is compared without them.
@@ -250,14 +250,16 @@ TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a see
     Program stripped = fuzz::generate_halide_case(fc, keep_compute_with).value();
     if (stripped.schedule) {
       std::erase_if(*stripped.schedule, [](const Directive& d) {
-        return d.halide_implicit || (d.kind == DirectiveKind::Fuse && d.names.size() == 2) ||
+        bool vector_reduction = d.kind == DirectiveKind::Traverse && d.loop.stage == 1 && d.loop.var.text == "r";
+        return d.halide_implicit || (d.kind == DirectiveKind::Fuse && d.names.size() == 2) || vector_reduction ||
                d.kind == DirectiveKind::Prefetch || d.kind == DirectiveKind::Memoize || d.kind == DirectiveKind::Atomic ||
                d.kind == DirectiveKind::StoreIn || d.kind == DirectiveKind::HoistStorageRoot;
       });
     }
     CHECK(print_program(stripped) == print_program(base));
   }
-  for (const char* c : {"prefetch", "memoize", "atomic", "store_in", "hoist_storage_root", "fuse.non_adjacent"}) {
+  for (const char* c : {"prefetch", "memoize", "atomic", "store_in", "hoist_storage_root", "fuse.non_adjacent",
+                        "atomic.vectorized_reduction"}) {
     INFO(c << ": " << reached[c]);
     CHECK(reached[c] * 50 >= n);  // in at least one case of fifty
   }

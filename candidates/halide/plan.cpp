@@ -274,9 +274,16 @@ class Translator {
         plan_.schedule.push_back(c);
       }
     }
-    if (prog_.schedule)
+    // Halide checks a parallel or vectorized reduction loop against the stage's atomic() when
+    // the loop is marked: the atomic calls go first (after the specializations whose stages
+    // they may name); where they are written does not change what they mean.
+    auto early = [](const Directive& d) { return d.kind == DirectiveKind::Specialize || d.kind == DirectiveKind::Atomic; };
+    if (prog_.schedule) {
       for (const Directive& d : *prog_.schedule)
-        if (!halide_mode || d.default_note.empty()) translate_directive(d);
+        if ((!halide_mode || d.default_note.empty()) && early(d)) translate_directive(d);
+      for (const Directive& d : *prog_.schedule)
+        if ((!halide_mode || d.default_note.empty()) && !early(d)) translate_directive(d);
+    }
     check_bounds_at_storage();
     return plan_;
   }
