@@ -9,7 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -38,6 +41,18 @@ struct Scratch {
     return (dir / name).string();
   }
 };
+
+// Runs a shell command (a compiler, a reproducer); its exit status, -1 when it did not
+// exit, and its output and errors together in `output`.
+inline int run_command(const std::string& cmd, std::string& output) {
+  output.clear();
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return -1;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) output.append(buf, n);
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 struct CliResult {
   int status;

@@ -47,16 +47,6 @@ std::string with_update(const std::string& name) {
          name + " { }\n\nrealize (n = 4) over (0, 33), (0, 9)\n";
 }
 
-int run_command(const std::string& cmd, std::string& output) {
-  output.clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) output.append(buf, n);
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 }  // namespace
 
 TEST_CASE("schedule autoscheduler NAME { } parses, prints back and names Halide's autoschedulers", "[autoscheduler]") {
@@ -294,10 +284,10 @@ TEST_CASE("the reproducer of an autoscheduled case pastes the chosen schedule, o
       std::string out, compile = hv.compile_command(src, exe);
       compile.replace(0, 3, std::string(HALO_CXX) + " -O0 -w");  // "g++" → the build's compiler
       INFO(kind << " on Halide " << hv.version << "\n" << compile);
-      int cc = run_command(compile, out);
+      int cc = test::run_command(compile, out);
       INFO(out);
       REQUIRE(cc == 0);
-      int rc = run_command(exe, out);
+      int rc = test::run_command(exe, out);
       INFO(out);
       CHECK(rc == 0);
       CHECK_THAT(out, Catch::Contains("0 of 297 point(s) differ from halo's reference"));

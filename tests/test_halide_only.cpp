@@ -409,3 +409,28 @@ realize () over (0, 10)
   CHECK(r.status == 1);
   CHECK(nlohmann::json::parse(r.out)["outcome"] == "wrong_output");
 }
+
+TEST_CASE("a vectorized reduction loop of an atomic stage is Halide's, and Halide runs it", "[halide-only][halide]") {
+  const std::string src = R"(
+pipeline f() {
+  fun g(x) = { x * 3 }
+  fun f(x) = { 0; rdom(r = (0, 5)) in (x) <- f[x] + g[x + r] }
+}
+schedule { traverse(<f, 0, 1, r>, vectorized); atomic(<f, 0, 1>); }
+realize () over (0, 4)
+)";
+  Program p = test::parse_valid(src);
+  REQUIRE(p.schedule->size() == 2);
+  CHECK((*p.schedule)[0].on_atomic);
+  CHECK(is_halide_only((*p.schedule)[0]));
+  CHECK(formal_part(p).schedule->empty());  // fig. 2.11 refuses it (Def. 2.16): Halide's alone
+  test::require_error([](const std::string& s) { schedule_pipeline(test::parse_valid(s)); }, src, "<test>", "6:12",
+                      "a vectorized traversal of a loop of an atomic stage is Halide's");
+  // Without atomic, the same traversal is fig. 2.11's, and refused.
+  std::string plain = src;
+  plain.replace(plain.find(" atomic(<f, 0, 1>);"), 19, "");
+  test::require_error([](const std::string& s) { schedule_pipeline(test::parse_valid(s)); }, plain, "<test>", "6:12",
+                      "it is a reduction loop");
+  test::Scratch dir("halide-only", "atomic-vector");
+  test::require_holds_on_every_halide(dir.write("atomic_vector.halo", src));
+}

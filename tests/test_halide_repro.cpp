@@ -14,22 +14,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/cli_support.hpp"
+
 namespace halo {
 
 extern const char* const kHalideAllDirectives;  // tests/test_halide.cpp
 
 namespace {
-
-// Runs a shell command; its exit status and output.
-int run_command(const std::string& cmd, std::string& output) {
-  output.clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) output.append(buf, n);
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 TEST_CASE("Halide reproducer: the emitted C++ compiles, runs the same pipeline and agrees", "[halide][slow]") {
   Program p = test::parse_valid(kHalideAllDirectives, "all_directives.halo");
@@ -55,10 +46,10 @@ TEST_CASE("Halide reproducer: the emitted C++ compiles, runs the same pipeline a
     std::string out;
     std::string compile = halide::HalideVersion(hv).compile_command(src.string(), exe.string());
     compile.replace(0, 3, std::string(HALO_CXX) + " -O0 -w");  // "g++" → the build's compiler
-    int cc = run_command(compile, out);
+    int cc = test::run_command(compile, out);
     INFO(compile << "\n" << out);
     REQUIRE(cc == 0);
-    int rc = run_command(exe.string(), out);
+    int rc = test::run_command(exe.string(), out);
     INFO(out);
     CHECK(rc == 0);
     CHECK_THAT(out, Catch::Contains("0 of 50 point(s) differ from halo's reference"));
