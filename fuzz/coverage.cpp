@@ -138,6 +138,8 @@ const std::vector<std::string>& combination_coverage_names() {
       "compute_with",             "hoist_storage",    "hoist_storage_root", "atomic",
       "prefetch",                 "memoize",          "store_in",         "fuse.non_adjacent",
       "compute_with.update",      "implicit_pure",    "atomic.vectorized_reduction",
+      "reorder_storage",          "align_storage",    "bound_storage",    "align_extent",
+      "ring_buffer",              "partition",        "specialize_fail",
       // A schedule chosen by one of Halide's autoschedulers (--weight autoscheduler=N).
       "autoscheduler.Mullapudi2016", "autoscheduler.Li2018", "autoscheduler.Adams2019", "autoscheduler.Anderson2021"};
   return names;
@@ -182,7 +184,14 @@ std::vector<std::string> combinations_in(const Program& prog) {
       case DirectiveKind::Atomic:
       case DirectiveKind::Prefetch:
       case DirectiveKind::Memoize:
-      case DirectiveKind::StoreIn: out.insert(directive_name(d.kind)); break;
+      case DirectiveKind::StoreIn:
+      case DirectiveKind::ReorderStorage:
+      case DirectiveKind::AlignStorage:
+      case DirectiveKind::BoundStorage:
+      case DirectiveKind::AlignExtent:
+      case DirectiveKind::RingBuffer:
+      case DirectiveKind::Partition:
+      case DirectiveKind::SpecializeFail: out.insert(directive_name(d.kind)); break;
       default: break;
     }
   }

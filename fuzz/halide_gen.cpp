@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <tuple>
 
 namespace halo::fuzz {
@@ -109,6 +110,7 @@ class Builder {
     // After every other draw, so that the rest of a seed's case stays what it was before
     // these calls existed: the case gains directives, nothing else changes.
     halide_calls();
+    storage_calls();
     // Drawn from the output down, each func's loops beside its placement; written in the
     // phase order of fig. 2.11, or validity would drop every directive after the first
     // placement (keep_valid).
@@ -142,6 +144,7 @@ class Builder {
   };
   std::vector<RootRead> root_reads_;
   std::vector<Placed> placed_;
+  std::set<std::string> implicit_;  // funcs given Halide's implicit pure definition
   std::vector<std::pair<std::string, std::vector<std::string>>> pure_loops_;  // each scheduled func's, outermost first
   std::map<std::string, std::string> update_outer_;  // the outermost loop of a func's update (not rfactor'ed)
   // The siblings' compute_with: its directive, and each sibling's outermost pure loop.
@@ -204,7 +207,10 @@ class Builder {
       if (d.find(loops) != std::string::npos || d.rfind("bound(" + f.name + ",", 0) == 0 ||
           d.rfind("fold_storage(" + f.name + ",", 0) == 0 || d.rfind("specialize(" + f.name + ",", 0) == 0)
         return;
-    if (chance(w_["implicit_pure"])) f.text = fmt::format("  fun {}({}) = {{ {} }}\n", f.name, args(), f.update_text);
+    if (chance(w_["implicit_pure"])) {
+      f.text = fmt::format("  fun {}({}) = {{ {} }}\n", f.name, args(), f.update_text);
+      implicit_.insert(f.name);
+    }
   }
 
   void halide_calls() {
@@ -234,6 +240,55 @@ class Builder {
       if (!p.hoisted && chance(w_["hoist_storage_root"]))
         add(DirectiveKind::HoistStorageRoot, fmt::format("hoist_storage_root({})", p.func));
     }
+  }
+
+  // The rest of Halide's storage and loop-policy calls, after halide_calls: a producer's
+  // storage dimensions reordered or aligned, its allocation bounded (now and then below what
+  // it needs: Halide must then stop with its check), the extent it is computed on rounded
+  // up, its hoisted storage made a ring buffer, a loop of the output's partitioning, and the
+  // default of a specialized output failing.
+  void storage_calls() {
+    for (size_t i = 0; i + 1 < funcs_.size(); ++i) {
+      const std::string& f = funcs_[i].name;
+      if (implicit_.count(f)) continue;  // Halide names its storage dimensions itself
+      if (two_d_ && chance(w_["reorder_storage"])) add(DirectiveKind::ReorderStorage, fmt::format("reorder_storage({}, y, x)", f));
+      if (chance(w_["align_storage"])) {
+        const char* v = two_d_ && chance(50) ? "y" : "x";
+        int alignment = 1 << small_int(1, 4);
+        add(DirectiveKind::AlignStorage, fmt::format("align_storage({}, {}, {})", f, v, alignment));
+      }
+      if (chance(w_["bound_storage"])) {
+        const char* v = two_d_ && chance(50) ? "y" : "x";
+        int extent = small_int(1, 2 * c_.max_window);
+        add(DirectiveKind::BoundStorage, fmt::format("bound_storage({}, {}, {})", f, v, extent));
+      }
+      if (chance(w_["align_extent"])) {
+        const char* v = two_d_ && chance(50) ? "y" : "x";
+        int modulus = small_int(2, 5);
+        add(DirectiveKind::AlignExtent, fmt::format("align_extent({}, {}, {})", f, v, modulus));
+      }
+    }
+    for (const Placed& p : placed_)
+      if (p.hoisted && chance(w_["ring_buffer"])) {
+        int copies = small_int(2, 3);
+        add(DirectiveKind::RingBuffer, fmt::format("ring_buffer({}, {})", p.func, copies));
+      }
+    const std::string& out = funcs_.back().name;
+    bool fused = std::any_of(directives_.begin(), directives_.end(),
+                             [&](const auto& d) { return d.second.rfind("fuse(<" + out + ", 0, 0", 0) == 0; });
+    for (const auto& [f, loops] : pure_loops_)
+      if (f == out && !fused && !loops.empty() && chance(w_["partition"])) {
+        std::string v = loops[size_t(small_int(0, int(loops.size()) - 1))];
+        // Always only now and then: Halide refuses it on a loop it finds nothing to partition in.
+        const char* policy = chance(75) ? "never" : "always";
+        add(DirectiveKind::Partition, fmt::format("partition(<{}, 0, 0, {}>, {})", f, v, policy));
+      }
+    // Not with an rfactor of the output: Halide crashes on that (the known finding
+    // halide-specialize-fail-rfactor-segfault), which would drown the campaign's others.
+    bool rfactored = std::any_of(directives_.begin(), directives_.end(),
+                                 [&](const auto& d) { return d.second.rfind("rfactor(<" + out + ",", 0) == 0; });
+    if (use_param_ && !typed_ && !rfactored && chance(w_["specialize_fail"]))
+      add(DirectiveKind::SpecializeFail, fmt::format("specialize_fail({}, \"p is too small\")", out));
   }
 
   void add(DirectiveKind kind, std::string text) { directives_.emplace_back(directive_phase(kind), std::move(text)); }

@@ -93,6 +93,13 @@ struct HalideGenWeights {
       {"atomic_vectorize", 50},  // ... and its reduction loop r vectorized (a vector reduction)
       {"store_in", 12},        // a producer computed at a loop lives in auto, heap or stack memory
       {"hoist_storage_root", 8},  // ... its storage hoisted to the root
+      {"reorder_storage", 12},  // a 2-D producer stored y-innermost
+      {"align_storage", 12},    // a producer's storage dimension aligned to 2..16
+      {"bound_storage", 8},     // a producer's allocation bounded (Halide checks the bound at run time)
+      {"align_extent", 12},     // the extent a producer is computed on rounded up to a multiple of 2..5
+      {"ring_buffer", 30},      // a producer's hoisted storage made a ring buffer of 2..3 copies (Halide 18+)
+      {"partition", 15},        // a loop of the output never or always partitioned (Halide 17+)
+      {"specialize_fail", 15},  // the specialized output's default specialization fails
       // Halide's types: a u8/u16/i16 image, widened, computed, narrowed back. Off by default
       // so that the seeds and fuzzer inputs of earlier campaigns still denote their cases
       // (`--weight typed=50` draws half the cases typed).

@@ -70,7 +70,16 @@ TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog)
     case DirectiveKind::Prefetch:
     case DirectiveKind::Memoize:
     case DirectiveKind::StoreIn:
-    case DirectiveKind::HoistStorageRoot: break;  // rejected above
+    case DirectiveKind::HoistStorageRoot:
+    case DirectiveKind::ReorderStorage:
+    case DirectiveKind::AlignStorage:
+    case DirectiveKind::BoundStorage:
+    case DirectiveKind::AlignExtent:
+    case DirectiveKind::RingBuffer:
+    case DirectiveKind::Partition:
+    case DirectiveKind::Unscheduled:
+    case DirectiveKind::AllowRaceConditions:
+    case DirectiveKind::SpecializeFail: break;  // rejected above
   }
   throw std::logic_error("apply_directive: unknown directive kind");
 }

@@ -273,12 +273,22 @@ const char* directive_name(DirectiveKind k) {
     case DirectiveKind::Memoize: return "memoize";
     case DirectiveKind::StoreIn: return "store_in";
     case DirectiveKind::HoistStorageRoot: return "hoist_storage_root";
+    case DirectiveKind::ReorderStorage: return "reorder_storage";
+    case DirectiveKind::AlignStorage: return "align_storage";
+    case DirectiveKind::BoundStorage: return "bound_storage";
+    case DirectiveKind::AlignExtent: return "align_extent";
+    case DirectiveKind::RingBuffer: return "ring_buffer";
+    case DirectiveKind::Partition: return "partition";
+    case DirectiveKind::Unscheduled: return "unscheduled";
+    case DirectiveKind::AllowRaceConditions: return "allow_race_conditions";
+    case DirectiveKind::SpecializeFail: return "specialize_fail";
   }
   return "?";
 }
 bool is_cpu_memory_type(std::string_view name) {
   return name == "auto" || name == "heap" || name == "stack" || name == "register";
 }
+bool is_partition_policy(std::string_view name) { return name == "auto" || name == "never" || name == "always"; }
 const char* tail_name(TailStrategy t) {
   switch (t) {
     case TailStrategy::Guard: return "guard";
@@ -308,20 +318,20 @@ int directive_phase(DirectiveKind k) {
     case DirectiveKind::ComputeAt: case DirectiveKind::ComputeInline: return 2;
     case DirectiveKind::StoreAt: return 3;
     case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds: return 4;
-    case DirectiveKind::Rfactor: case DirectiveKind::Atomic: return 1;
+    case DirectiveKind::SpecializeFail: return 0;
+    case DirectiveKind::Rfactor: case DirectiveKind::Atomic: case DirectiveKind::Partition:
+    case DirectiveKind::Unscheduled: case DirectiveKind::AllowRaceConditions: return 1;
     case DirectiveKind::ComputeWith: case DirectiveKind::Async: case DirectiveKind::Prefetch:
     case DirectiveKind::Memoize: return 2;
     case DirectiveKind::FoldStorage: case DirectiveKind::HoistStorage: case DirectiveKind::StoreIn:
-    case DirectiveKind::HoistStorageRoot: return 3;
+    case DirectiveKind::HoistStorageRoot: case DirectiveKind::ReorderStorage: case DirectiveKind::AlignStorage:
+    case DirectiveKind::BoundStorage: case DirectiveKind::RingBuffer: return 3;
+    case DirectiveKind::AlignExtent: return 4;
   }
   return 0;
 }
-bool is_halide_only(DirectiveKind k) {
-  return k == DirectiveKind::Rfactor || k == DirectiveKind::ComputeWith || k == DirectiveKind::FoldStorage ||
-         k == DirectiveKind::Async || k == DirectiveKind::HoistStorage || k == DirectiveKind::Atomic ||
-         k == DirectiveKind::Prefetch || k == DirectiveKind::Memoize || k == DirectiveKind::StoreIn ||
-         k == DirectiveKind::HoistStorageRoot;
-}
+// Halide's own directives are the kinds from Rfactor on (ast.hpp lists them last).
+bool is_halide_only(DirectiveKind k) { return k >= DirectiveKind::Rfactor; }
 bool is_halide_only(TailStrategy t) {
   return t != TailStrategy::Guard && t != TailStrategy::Shift && t != TailStrategy::Round;
 }
@@ -406,8 +416,12 @@ bool same_directive(const Directive& a, const Directive& b) {
     case DirectiveKind::Traverse: return a.loop == b.loop && a.order == b.order;
     case DirectiveKind::ComputeAt: case DirectiveKind::StoreAt: return a.func == b.func && a.loop == b.loop;
     case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds:
-    case DirectiveKind::FoldStorage:
+    case DirectiveKind::FoldStorage: case DirectiveKind::ReorderStorage: case DirectiveKind::AlignStorage:
+    case DirectiveKind::BoundStorage: case DirectiveKind::AlignExtent: case DirectiveKind::RingBuffer:
       return a.func == b.func && a.names == b.names && same_exprs(a.exprs, b.exprs);
+    case DirectiveKind::Partition: return a.loop == b.loop && a.names == b.names;
+    case DirectiveKind::Unscheduled: case DirectiveKind::AllowRaceConditions: return a.loop == b.loop;
+    case DirectiveKind::SpecializeFail: return a.func == b.func && a.message == b.message;
     case DirectiveKind::Rfactor: return a.loop == b.loop && a.names == b.names;
     case DirectiveKind::ComputeWith: return a.loop == b.loop && a.with == b.with;
     case DirectiveKind::Async: case DirectiveKind::ComputeInline: case DirectiveKind::Memoize:

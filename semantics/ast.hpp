@@ -317,7 +317,13 @@ enum class DirectiveKind : uint8_t {
   // Halide's calls that change where or how a func is kept or fetched, never its values:
   // atomic updates, prefetching, memoization, the memory a func is stored in, and storage
   // hoisted to the root (docs/halide.md, "Halide-only directives").
-  Atomic, Prefetch, Memoize, StoreIn, HoistStorageRoot
+  Atomic, Prefetch, Memoize, StoreIn, HoistStorageRoot,
+  // ... and the rest of Halide's Func and Stage calls that run on a CPU: a storage layout
+  // (dimension order, alignment, a fixed size, a ring buffer), the extent a func is computed
+  // on rounded up, a loop's partitioning policy, a stage marked as left unscheduled, races
+  // allowed, and a specialization that fails (docs/halide.md, "Halide-only directives").
+  ReorderStorage, AlignStorage, BoundStorage, AlignExtent, RingBuffer, Partition, Unscheduled,
+  AllowRaceConditions, SpecializeFail
 };
 // guard, shift, round are fig. 2.11's; the predicate tails and auto are Halide's only.
 enum class TailStrategy : uint8_t { Guard, Shift, Round, Predicate, PredicateLoads, PredicateStores, Auto };
@@ -327,6 +333,8 @@ const char* directive_name(DirectiveKind k);
 // store_in's memory types that mean something on a CPU (Halide's MemoryType: Auto, Heap,
 // Stack, Register; the others are a GPU's or an accelerator's).
 bool is_cpu_memory_type(std::string_view name);
+// partition's policies (Halide's Partition: Auto, Never, Always).
+bool is_partition_policy(std::string_view name);
 const char* tail_name(TailStrategy t);
 const char* traversal_name(Traversal t);
 // Phase of fig. 2.11: 0 specialize, 1 loops, 2 compute, 3 storage, 4 bounds. Halide's own
@@ -354,6 +362,10 @@ bool in_formal_part(const struct Directive& d);
 //   fold_storage(func, names[0], exprs[0])       async(func)     hoist_storage(func, loop)
 //   atomic(loop: a stage <f, j, i>, var empty)  prefetch(loop, func, names[0] = from, exprs[0] = offset)
 //   memoize(func)   store_in(func, names[0] = memory)   hoist_storage_root(func)
+//   reorder_storage(func, names...)     align_storage / bound_storage / align_extent(func, names[0], exprs[0])
+//   ring_buffer(func, exprs[0])         partition(loop, names[0] = auto|never|always)
+//   unscheduled(loop: a stage)          allow_race_conditions(loop: a stage)
+//   specialize_fail(func, message)
 struct Directive {
   DirectiveKind kind = DirectiveKind::Swap;
   Name func;
@@ -363,6 +375,7 @@ struct Directive {
   std::vector<Expr> exprs;
   TailStrategy tail = TailStrategy::Guard;
   Traversal order = Traversal::Serial;
+  std::string message;  // specialize_fail: the error Halide reports, as written
   SourceLoc loc;
   // The call of Halide's vocabulary this directive was expanded from (tile, reorder,
   // vectorize, unroll, parallel: semantics/schedule_vocabulary.hpp), as written; empty for a
@@ -389,10 +402,10 @@ struct Directive {
   // emits no call for it (the fuse does it), and the printer leaves it to the fuse, which
   // then prints in Halide's form (its names[1] is `inner`).
   bool halide_implicit = false;
-  // A parallel or vectorized traversal of a loop of a stage the schedule makes `atomic`:
-  // Halide's atomic() is what allows it on a reduction loop (a vector or parallel
-  // reduction), which fig. 2.11 refuses (Def. 2.16), so it is Halide's alone, as the atomic
-  // is (set by the parser, semantics/parser.cpp, mark_atomic_traversals).
+  // A parallel or vectorized traversal of a loop of a stage the schedule makes `atomic` or
+  // lets race (`allow_race_conditions`): Halide's call is what allows it on a reduction loop
+  // (a vector or parallel reduction), which fig. 2.11 refuses (Def. 2.16), so it is Halide's
+  // alone, as the call is (set by the parser, semantics/parser.cpp, mark_atomic_traversals).
   bool on_atomic = false;
 };
 

@@ -225,10 +225,17 @@ constexpr std::array kAtomic = {P{A::Stage, "<f, j, i>"}};
 constexpr std::array kPrefetch = {P{A::Loop, "<g, j, i, at>"}, P{A::Func, "f"}, P{A::Name, "from"},
                                   P{A::Expression, "offset"}};
 constexpr std::array kStoreIn = {P{A::Func, "f"}, P{A::Name, "auto|heap|stack|register"}};
+constexpr std::array kReorderStorage = {P{A::Func, "f"}, P{A::Names, "x, y, ..."}};
+constexpr std::array kAlignStorage = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "alignment"}};
+constexpr std::array kBoundStorage = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "extent"}};
+constexpr std::array kAlignExtent = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expression, "modulus"}};
+constexpr std::array kRingBuffer = {P{A::Func, "f"}, P{A::Expression, "extent"}};
+constexpr std::array kPartition = {kLoop, P{A::Name, "auto|never|always"}};
+constexpr std::array kSpecializeFail = {P{A::Func, "f"}, P{A::Text, "\"message\""}};
 
 // In the order of fig. 2.11's phases, which is also the order error messages list them in;
 // Halide's own directives last.
-const std::array<DirectiveSyntax, 21> kDirectives = {{
+const std::array<DirectiveSyntax, 30> kDirectives = {{
     {DirectiveKind::Specialize, kSpecialize},
     {DirectiveKind::Split, kSplit},
     {DirectiveKind::Fuse, kFuse},
@@ -250,6 +257,15 @@ const std::array<DirectiveSyntax, 21> kDirectives = {{
     {DirectiveKind::Memoize, kAsync},
     {DirectiveKind::StoreIn, kStoreIn},
     {DirectiveKind::HoistStorageRoot, kAsync},
+    {DirectiveKind::ReorderStorage, kReorderStorage},
+    {DirectiveKind::AlignStorage, kAlignStorage},
+    {DirectiveKind::BoundStorage, kBoundStorage},
+    {DirectiveKind::AlignExtent, kAlignExtent},
+    {DirectiveKind::RingBuffer, kRingBuffer},
+    {DirectiveKind::Partition, kPartition},
+    {DirectiveKind::Unscheduled, kAtomic},
+    {DirectiveKind::AllowRaceConditions, kAtomic},
+    {DirectiveKind::SpecializeFail, kSpecializeFail},
 }};
 
 
@@ -268,10 +284,10 @@ std::vector<Token> lex(std::string_view source, const std::string& file) { retur
 Token first_token(std::string_view source, const std::string& file) { return Lexer(source, file).first(); }
 
 // Directives added after the language's first release are words only where a directive
-// stands: a func or variable of an older program may have their names.
+// stands: a func or variable of an older program may have their names. They are the kinds
+// from Atomic on (ast.hpp lists them last).
 bool is_contextual_directive(DirectiveKind k) {
-  return k == DirectiveKind::Atomic || k == DirectiveKind::Prefetch || k == DirectiveKind::Memoize ||
-         k == DirectiveKind::StoreIn || k == DirectiveKind::HoistStorageRoot;
+  return k >= DirectiveKind::Atomic;
 }
 
 bool is_reserved_word(std::string_view word) {

@@ -87,6 +87,8 @@ enum class DirectiveArg : uint8_t {
   With,         // a second loop <g, spec, stage, var> -> with (compute_with)
   Stage,        // a stage <f, spec, stage> -> loop, whose var stays empty (atomic)
   Name,         // a variable name -> names (in order)
+  Names,        // one or more variable names, the rest of the arguments -> names
+  Text,         // a string literal -> message (specialize_fail)
   Expression,   // an expression -> exprs (in order)
   Expressions,  // one or more expressions, the rest of the arguments -> exprs
   Tail,         // guard | shift | round -> tail

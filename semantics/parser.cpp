@@ -559,11 +559,13 @@ bool Parser::halide_fuse_ahead() const {
   return at("<", 2) && at(">", 8);  // fuse ( < f , j , i >
 }
 
-// Directive::on_atomic: the parallel and vectorized traversals of an atomic stage's loops.
+// Directive::on_atomic: the parallel and vectorized traversals of the loops of a stage that is
+// atomic or allows races.
 void Parser::mark_atomic_traversals(std::vector<Directive>& ds) const {
   std::set<std::tuple<std::string, int64_t, int64_t>> atomic;
   for (const Directive& d : ds)
-    if (d.kind == DirectiveKind::Atomic) atomic.emplace(d.loop.func.text, d.loop.spec, d.loop.stage);
+    if (d.kind == DirectiveKind::Atomic || d.kind == DirectiveKind::AllowRaceConditions)
+      atomic.emplace(d.loop.func.text, d.loop.spec, d.loop.stage);
   for (Directive& d : ds)
     if (d.kind == DirectiveKind::Traverse && (d.order == Traversal::Vectorized || d.order == Traversal::Parallel) &&
         atomic.count({d.loop.func.text, d.loop.spec, d.loop.stage}))
@@ -725,7 +727,26 @@ void Parser::directive_arg(Directive& d, const DirectiveParam& param) {
       return;
     case DirectiveArg::With: d.with = loop_name(); return;
     case DirectiveArg::Stage: d.loop = stage_name(directive_name(d.kind)); return;
+    case DirectiveArg::Names:
+      do d.names.push_back(name("a variable name"));
+      while (accept(","));
+      return;
+    case DirectiveArg::Text: {
+      if (peek().kind != TokenKind::String) fail_expected(fmt::format("a message in double quotes ({})", param.placeholder));
+      const Token& q = advance();
+      d.message = std::string(q.text.substr(1, q.text.size() - 2));
+      // Halide's Stage::specialize_fail refuses an empty message.
+      if (d.message.empty()) fail(q.loc, fmt::format("{}: the message is empty", directive_name(d.kind)));
+      return;
+    }
     case DirectiveArg::Name:
+      if (d.kind == DirectiveKind::Partition) {
+        Name m = name(fmt::format("a partition policy ({})", param.placeholder));
+        if (!is_partition_policy(m.text))
+          fail(m.loc, fmt::format("partition: '{}' is not one of Halide's policies ({})", m.text, param.placeholder));
+        d.names.push_back(std::move(m));
+        return;
+      }
       if (d.kind == DirectiveKind::StoreIn) {
         Name m = name(fmt::format("a memory type ({})", param.placeholder));
         if (!is_cpu_memory_type(m.text))
@@ -754,7 +775,8 @@ void Parser::directive_arg(Directive& d, const DirectiveParam& param) {
 
 void Parser::wrong_arity(DirectiveKind kind, SourceLoc loc) const {
   const auto& params = directive_syntax(kind).params;
-  bool variadic = !params.empty() && params.back().arg == DirectiveArg::Expressions;
+  bool variadic = !params.empty() &&
+                  (params.back().arg == DirectiveArg::Expressions || params.back().arg == DirectiveArg::Names);
   fail(loc, fmt::format("{} takes {}{} argument{}: {}", directive_name(kind), variadic ? "at least " : "",
                         params.size(), params.size() == 1 ? "" : "s", directive_usage(kind)));
 }

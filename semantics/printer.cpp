@@ -268,6 +268,10 @@ std::string print_directive(const Directive& d) {
         args.push_back(fmt::format("<{}, {}, {}>", d.loop.func.text, d.loop.spec, d.loop.stage));
         break;
       case DirectiveArg::Name: args.push_back(d.names.at(names++).text); break;
+      case DirectiveArg::Names:
+        for (; names < d.names.size(); ++names) args.push_back(d.names[names].text);
+        break;
+      case DirectiveArg::Text: args.push_back("\"" + d.message + "\""); break;
       case DirectiveArg::Expression: args.push_back(print_expr(d.exprs.at(exprs++))); break;
       case DirectiveArg::Expressions:
         while (exprs < d.exprs.size()) args.push_back(print_expr(d.exprs[exprs++]));

@@ -507,6 +507,48 @@ void check_phase_order(Checker& c) {
   }
 }
 
+// Halide's storage calls name dimensions of the func's storage: its pure variables
+// (Func::reorder_storage, align_storage, bound_storage, align_extent take a Var). A name that
+// is not one would be Halide's user error; halo says so at the name.
+void check_storage_dimensions(Checker& c) {
+  for (const Directive& d : *c.prog.schedule) {
+    if (d.kind != DirectiveKind::ReorderStorage && d.kind != DirectiveKind::AlignStorage &&
+        d.kind != DirectiveKind::BoundStorage && d.kind != DirectiveKind::AlignExtent)
+      continue;
+    const FuncDef* f = c.pipe().find(d.func.text);
+    if (!f || d.on_intermediate || f->implicit_pure) continue;  // reported elsewhere, or named by Halide
+    std::string dims;
+    for (const Name& v : f->vars) dims += (dims.empty() ? "" : ", ") + v.text;
+    std::set<std::string> seen;
+    for (const Name& n : d.names) {
+      if (std::none_of(f->vars.begin(), f->vars.end(), [&](const Name& v) { return v.text == n.text; }))
+        c.report(n.loc, fmt::format("'{}': '{}' is not a pure variable of '{}' (its storage dimensions are {})",
+                                    directive_name(d.kind), n.text, f->name.text, dims));
+      else if (!seen.insert(n.text).second)
+        c.report(n.loc, fmt::format("'{}' names '{}' twice", directive_name(d.kind), n.text));
+    }
+    if (d.kind == DirectiveKind::ReorderStorage && d.names.size() < 2)
+      c.report(d.loc, "'reorder_storage' orders two or more dimensions (innermost first)");
+  }
+}
+
+// Halide's specialize_fail ends a func's chain of specializations (Func.cpp: "Cannot add new
+// specializations after specialize_fail()", "Only one specialize_fail() may be defined per
+// Stage").
+void check_specialize_fail_last(Checker& c) {
+  std::map<std::string, const Directive*> failed;
+  for (const Directive& d : *c.prog.schedule) {
+    if (d.kind != DirectiveKind::Specialize && d.kind != DirectiveKind::SpecializeFail) continue;
+    auto it = failed.find(d.func.text);
+    if (it != failed.end())
+      c.report(d.loc, fmt::format("'{}' of '{}' after its specialize_fail (at {}:{}): specialize_fail ends the "
+                                  "func's chain of specializations",
+                                  directive_name(d.kind), d.func.text, it->second->loc.line, it->second->loc.col));
+    else if (d.kind == DirectiveKind::SpecializeFail)
+      failed.emplace(d.func.text, &d);
+  }
+}
+
 // Fig. 2.11 (directives name funcs of the pipeline).
 void check_schedule_funcs(Checker& c) {
   for (const Directive& d : *c.prog.schedule)
@@ -535,7 +577,11 @@ std::string directive_expr_role(const Directive& d, size_t k) {
     case DirectiveKind::Bound: role = k == 0 ? "the minimum" : "the length"; break;
     case DirectiveKind::BoundExtent: role = "the length"; break;
     case DirectiveKind::AlignBounds: role = k == 0 ? "the modulus" : "the remainder"; break;
-    case DirectiveKind::FoldStorage: role = "the extent"; break;
+    case DirectiveKind::FoldStorage: case DirectiveKind::BoundStorage: case DirectiveKind::RingBuffer:
+      role = "the extent";
+      break;
+    case DirectiveKind::AlignStorage: role = "the alignment"; break;
+    case DirectiveKind::AlignExtent: role = "the modulus"; break;
     default: break;
   }
   return fmt::format("{} of '{}'", role, directive_name(d.kind));
@@ -573,8 +619,17 @@ std::vector<const Name*> directive_funcs(const Directive& d) {
     case DirectiveKind::ComputeInline:
     case DirectiveKind::Memoize:
     case DirectiveKind::StoreIn:
-    case DirectiveKind::HoistStorageRoot: return {&d.func};
-    case DirectiveKind::Atomic: return {&d.loop.func};
+    case DirectiveKind::HoistStorageRoot:
+    case DirectiveKind::ReorderStorage:
+    case DirectiveKind::AlignStorage:
+    case DirectiveKind::BoundStorage:
+    case DirectiveKind::AlignExtent:
+    case DirectiveKind::RingBuffer:
+    case DirectiveKind::SpecializeFail: return {&d.func};
+    case DirectiveKind::Atomic:
+    case DirectiveKind::Partition:
+    case DirectiveKind::Unscheduled:
+    case DirectiveKind::AllowRaceConditions: return {&d.loop.func};
     // The prefetched func may also be an input (check_schedule_funcs).
     case DirectiveKind::Prefetch: return {&d.loop.func, &d.func};
   }
@@ -603,6 +658,8 @@ std::vector<Diagnostic> validate_program(const Program& prog) {
   if (prog.schedule) {
     check_phase_order(c);
     check_schedule_funcs(c);
+    check_storage_dimensions(c);
+    check_specialize_fail_last(c);
     check_schedule_startup(c);
   }
   // Source order; diagnostics without a location (line 0) keep their order and come last.

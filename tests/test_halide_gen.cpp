@@ -227,8 +227,10 @@ TEST_CASE("halide generator: the shapes of bugs from Halide's history (bench/rec
 TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a seed's cases without changing the rest",
           "[fuzz][halide-gen]") {
   fuzz::HalideGenWeights w, without, keep_compute_with;
-  const std::vector<std::string> calls = {"prefetch", "memoize", "atomic", "atomic_vectorize", "store_in",
-                                          "hoist_storage_root", "fuse_far", "compute_with_update", "implicit_pure"};
+  const std::vector<std::string> calls = {"prefetch",        "memoize",       "atomic",          "atomic_vectorize",
+                                          "store_in",        "hoist_storage_root", "fuse_far",   "compute_with_update",
+                                          "implicit_pure",   "reorder_storage", "align_storage", "bound_storage",
+                                          "align_extent",    "ring_buffer",   "partition",       "specialize_fail"};
   for (const std::string& c : calls) without.set(c + "=0");
   // These two rewrite what the seed drew (the siblings' compute_with, a func's pure stage):
   // the rest is compared without them.
@@ -253,15 +255,21 @@ TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a see
         bool vector_reduction = d.kind == DirectiveKind::Traverse && d.loop.stage == 1 && d.loop.var.text == "r";
         return d.halide_implicit || (d.kind == DirectiveKind::Fuse && d.names.size() == 2) || vector_reduction ||
                d.kind == DirectiveKind::Prefetch || d.kind == DirectiveKind::Memoize || d.kind == DirectiveKind::Atomic ||
-               d.kind == DirectiveKind::StoreIn || d.kind == DirectiveKind::HoistStorageRoot;
+               d.kind == DirectiveKind::StoreIn || d.kind == DirectiveKind::HoistStorageRoot ||
+               d.kind >= DirectiveKind::ReorderStorage;
       });
     }
     CHECK(print_program(stripped) == print_program(base));
   }
   for (const char* c : {"prefetch", "memoize", "atomic", "store_in", "hoist_storage_root", "fuse.non_adjacent",
-                        "atomic.vectorized_reduction"}) {
+                        "atomic.vectorized_reduction", "reorder_storage", "align_storage", "bound_storage",
+                        "align_extent", "partition"}) {
     INFO(c << ": " << reached[c]);
     CHECK(reached[c] * 50 >= n);  // in at least one case of fifty
+  }
+  for (const char* c : {"ring_buffer", "specialize_fail"}) {  // each behind a rarer draw (hoist_storage, specialize)
+    INFO(c << ": " << reached[c]);
+    CHECK(reached[c] >= 1);
   }
   INFO("implicit_pure: " << reached["implicit_pure"]);
   CHECK(reached["implicit_pure"] * 100 >= n);  // in at least one case of a hundred

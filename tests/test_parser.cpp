@@ -160,7 +160,10 @@ Directive random_directive() {
       DirectiveKind::Specialize, DirectiveKind::Split, DirectiveKind::Fuse, DirectiveKind::Swap,
       DirectiveKind::Traverse, DirectiveKind::ComputeAt, DirectiveKind::StoreAt, DirectiveKind::Bound,
       DirectiveKind::BoundExtent, DirectiveKind::AlignBounds, DirectiveKind::Rfactor, DirectiveKind::ComputeWith,
-      DirectiveKind::FoldStorage, DirectiveKind::Async, DirectiveKind::HoistStorage});
+      DirectiveKind::FoldStorage, DirectiveKind::Async, DirectiveKind::HoistStorage, DirectiveKind::Atomic,
+      DirectiveKind::StoreIn, DirectiveKind::ReorderStorage, DirectiveKind::AlignStorage, DirectiveKind::BoundStorage,
+      DirectiveKind::AlignExtent, DirectiveKind::RingBuffer, DirectiveKind::Partition, DirectiveKind::Unscheduled,
+      DirectiveKind::AllowRaceConditions, DirectiveKind::SpecializeFail});
   for (const auto& param : directive_syntax(d.kind).params) {
     switch (param.arg) {
       case DirectiveArg::Func: d.func = random_name(); break;
@@ -169,7 +172,26 @@ Directive random_directive() {
         if (d.kind == DirectiveKind::ComputeAt && *rc::gen::arbitrary<bool>()) d.loop.spec = LoopName::kEverySpec;
         break;
       case DirectiveArg::With: d.with = random_loop(); break;
-      case DirectiveArg::Name: d.names.push_back(random_name()); break;
+      case DirectiveArg::Stage:
+        d.loop = random_loop();
+        d.loop.var = Name{};
+        break;
+      case DirectiveArg::Name:
+        // The words of store_in and partition are checked by the parser.
+        if (d.kind == DirectiveKind::StoreIn)
+          d.names.push_back(Name{*rc::gen::element<std::string>("auto", "heap", "stack", "register"), {}});
+        else if (d.kind == DirectiveKind::Partition)
+          d.names.push_back(Name{*rc::gen::element<std::string>("auto", "never", "always"), {}});
+        else
+          d.names.push_back(random_name());
+        break;
+      case DirectiveArg::Names:
+        d.names = random_names(2);
+        d.names.push_back(random_name());
+        break;
+      case DirectiveArg::Text:
+        d.message = *rc::gen::nonEmpty(rc::gen::container<std::string>(rc::gen::element('a', 'Z', ' ', '.', '0', '\\')));
+        break;
       case DirectiveArg::Expression: d.exprs.push_back(random_expr(2)); break;
       case DirectiveArg::Expressions:
         d.exprs = random_exprs(2);

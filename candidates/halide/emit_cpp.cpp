@@ -13,6 +13,21 @@ namespace halo::halide {
 
 namespace {
 
+// A C++ string literal of a message as written in a .halo file (one line, no '"', but it
+// may hold a backslash or a tab).
+std::string cpp_string_literal(const std::string& text) {
+  std::string out = "\"";
+  for (char ch : text) {
+    if (ch == '\\' || ch == '"') out += '\\';
+    if (ch == '\t') {
+      out += "\\t";
+      continue;
+    }
+    out += ch;
+  }
+  return out + "\"";
+}
+
 std::string cpp_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -91,8 +106,26 @@ std::string call_cpp(const HlCall& c) {
     case HlCall::Kind::Memoize: return fmt::format("{}.memoize();", cpp_func(c.func));
     case HlCall::Kind::StoreIn:
       return fmt::format("{}.store_in(MemoryType::{});", cpp_func(c.func),
-                         c.memory == "heap" ? "Heap" : c.memory == "stack" ? "Stack" : c.memory == "register" ? "Register" : "Auto");
+                         c.text == "heap" ? "Heap" : c.text == "stack" ? "Stack" : c.text == "register" ? "Register" : "Auto");
     case HlCall::Kind::HoistStorageRoot: return fmt::format("{}.hoist_storage_root();", cpp_func(c.func));
+    case HlCall::Kind::ReorderStorage: {
+      std::vector<std::string> dims;
+      for (size_t k = 0; k < c.loops.size(); ++k) dims.push_back(loop(k));
+      return fmt::format("{}.reorder_storage({{{}}});", cpp_func(c.func), fmt::join(dims, ", "));
+    }
+    case HlCall::Kind::AlignStorage:
+      return fmt::format("{}.align_storage({}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]));
+    case HlCall::Kind::BoundStorage:
+      return fmt::format("{}.bound_storage({}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]));
+    case HlCall::Kind::AlignExtent:
+      return fmt::format("{}.align_extent({}, {});", cpp_func(c.func), loop(0), hl_expr_cpp(c.exprs[0]));
+    case HlCall::Kind::RingBuffer: return fmt::format("{}.ring_buffer({});", cpp_func(c.func), hl_expr_cpp(c.exprs[0]));
+    case HlCall::Kind::Partition:
+      return fmt::format("{}.partition({}, Partition::{});", st, loop(0),
+                         c.text == "never" ? "Never" : c.text == "always" ? "Always" : "Auto");
+    case HlCall::Kind::Unscheduled: return fmt::format("{}.unscheduled();", st);
+    case HlCall::Kind::AllowRaceConditions: return fmt::format("{}.allow_race_conditions();", st);
+    case HlCall::Kind::SpecializeFail: return fmt::format("{}.specialize_fail({});", st, cpp_string_literal(c.text));
   }
   return "";
 }

@@ -19,6 +19,7 @@
 #include "support/candidate_unavailable.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
+#include "bounds/simplify.hpp"
 #include "support/child_processes.hpp"
 #include "support/command_budget.hpp"
 #include "support/diagnostics.hpp"
@@ -97,7 +98,56 @@ const OwnDirectiveCheck kOwnDirectiveChecks[] = {
     {DirectiveKind::FoldStorage, "was accessed out of order",
      "Halide checks at run time that a folded dimension is accessed monotonically; fold_storage is Halide's own "
      "directive, which halo's rules do not judge"},
+    {DirectiveKind::BoundStorage, "The explicit allocation bound",
+     "Halide checks at run time that a func's storage bound holds the region bounds inference requires (Func.h: "
+     "\"a runtime error will occur\"); bound_storage is Halide's own directive, which halo's rules do not judge"},
 };
+
+// Whether some condition of func's specializations holds under the input, so that the
+// default copy, which specialize_fail makes fail, is not the one run (§2.8.1: the first
+// condition that holds wins). nullopt when a condition does not reduce to a constant.
+std::optional<bool> some_specialization_holds(const Program& prog, const std::string& func, const Input& in) {
+  std::vector<std::string> params;
+  for (const Name& p : prog.pipeline.params) params.push_back(p.text);
+  Substitution z{in.startup_bindings(params)};
+  for (const Directive& d : *prog.schedule)
+    if (d.kind == DirectiveKind::Specialize && d.func.text == func)
+      for (const Expr& c : d.exprs) {
+        std::optional<Value> v = const_value(simplify(substitute(c, z)));
+        if (!v) return std::nullopt;
+        if (!v->is_zero()) return true;
+      }
+  return false;
+}
+
+// Halide stopping with a specialize_fail the program wrote: its promise when every condition
+// of the func's specializations is false under the input (not_expressible: the program asks
+// Halide to refuse this input), a divergence when one holds (nullptr: Halide took the
+// failing branch where the program takes a specialization).
+const char* specialize_fail_promised(const Program& prog, const Input& in, const std::string& message) {
+  const std::string needle = "specialize_fail() was chosen: ";
+  size_t at = message.find(needle);
+  if (!prog.schedule || at == std::string::npos) return nullptr;
+  for (const Directive& d : *prog.schedule)
+    if (d.kind == DirectiveKind::SpecializeFail && message.compare(at + needle.size(), d.message.size(), d.message) == 0 &&
+        some_specialization_holds(prog, d.func.text, in) == false)
+      return "no condition of the func's specializations holds for this input, and the program's specialize_fail "
+             "asks Halide to stop there (Func.h, Stage::specialize_fail)";
+  return nullptr;
+}
+
+// A stage that allows races and has a parallel or vectorized reduction loop: Halide promises
+// no value for it (Func.h, allow_race_conditions: "may result in a non-deterministic routine
+// that returns different values"), so another output is not a divergence.
+bool races_allowed(const Program& prog) {
+  if (!prog.schedule) return false;
+  std::set<std::tuple<std::string, int64_t, int64_t>> allowed;
+  for (const Directive& d : *prog.schedule)
+    if (d.kind == DirectiveKind::AllowRaceConditions) allowed.emplace(d.loop.func.text, d.loop.spec, d.loop.stage);
+  return std::any_of(prog.schedule->begin(), prog.schedule->end(), [&](const Directive& d) {
+    return d.on_atomic && allowed.count({d.loop.func.text, d.loop.spec, d.loop.stage});
+  });
+}
 
 const OwnDirectiveCheck* own_directive_check(const Program& prog, const std::string& message) {
   if (!prog.schedule) return nullptr;
@@ -485,6 +535,11 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
                                  first_line(r->message));
           return;
         }
+        if (const char* why = specialize_fail_promised(prog, in, r->message)) {
+          v.outcome = HalideOutcome::NotExpressible;
+          v.detail = fmt::format("not expressible in Halide for this input: {} (Halide: {})", why, first_line(r->message));
+          return;
+        }
         if (const OwnDirectiveCheck* k = own_directive_check(prog, r->message)) {
           v.outcome = HalideOutcome::NotExpressible;
           v.detail = fmt::format("not expressible in Halide for this input: {} (Halide: {})", k->explanation,
@@ -574,6 +629,15 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
       return;
     }
     const PointMismatch& m = v.first_mismatches.front();
+    if (races_allowed(prog)) {
+      v.outcome = HalideOutcome::NotExpressible;
+      v.detail = fmt::format("the outputs differ at {} point(s) (first {}{} = {}, expected {}), but the schedule lets "
+                             "a parallel or vectorized reduction race (allow_race_conditions), for which Halide "
+                             "promises no value",
+                             v.mismatches, prog.pipeline.name.text, point_text(m.point), m.got.to_string(),
+                             m.expected.to_string());
+      return;
+    }
     v.outcome = HalideOutcome::WrongOutput;
     v.phase = plain_mismatches ? "run" : "memcheck_run";
     v.message = fmt::format("{}{} = {}, expected {}", prog.pipeline.name.text, point_text(m.point), m.got.to_string(),

@@ -529,7 +529,7 @@ class Translator {
     return k == DirectiveKind::Split || k == DirectiveKind::Fuse || k == DirectiveKind::Swap ||
            k == DirectiveKind::Traverse || k == DirectiveKind::ComputeAt || k == DirectiveKind::StoreAt ||
            k == DirectiveKind::Rfactor || k == DirectiveKind::ComputeWith || k == DirectiveKind::HoistStorage ||
-           k == DirectiveKind::Prefetch;
+           k == DirectiveKind::Prefetch || k == DirectiveKind::Partition;
   }
 
   // A directive on an rfactor intermediate is Halide's alone, so no formal rule has checked
@@ -564,7 +564,9 @@ class Translator {
     };
     bool on_stage0 = names_loop(d.kind) && d.loop.stage == 0 && implicit(d.loop.func.text);
     bool on_vars = (d.kind == DirectiveKind::Bound || d.kind == DirectiveKind::BoundExtent ||
-                    d.kind == DirectiveKind::AlignBounds || d.kind == DirectiveKind::FoldStorage) &&
+                    d.kind == DirectiveKind::AlignBounds || d.kind == DirectiveKind::FoldStorage ||
+                    d.kind == DirectiveKind::ReorderStorage || d.kind == DirectiveKind::AlignStorage ||
+                    d.kind == DirectiveKind::BoundStorage || d.kind == DirectiveKind::AlignExtent) &&
                    implicit(d.func.text);
     if (on_stage0 || on_vars)
       throw NotExpressible{fmt::format("{}: {} has Halide's implicit pure definition, whose variables Halide names "
@@ -820,9 +822,56 @@ class Translator {
       case DirectiveKind::StoreIn:
         c.kind = HlCall::Kind::StoreIn;
         c.func = d.func.text;
-        c.memory = d.names[0].text;
+        c.text = d.names[0].text;
         push(std::move(c), d);
         return;
+      case DirectiveKind::ReorderStorage:
+      case DirectiveKind::AlignStorage:
+      case DirectiveKind::BoundStorage:
+      case DirectiveKind::AlignExtent:
+      case DirectiveKind::RingBuffer:
+        c.kind = d.kind == DirectiveKind::ReorderStorage ? HlCall::Kind::ReorderStorage
+                 : d.kind == DirectiveKind::AlignStorage ? HlCall::Kind::AlignStorage
+                 : d.kind == DirectiveKind::BoundStorage ? HlCall::Kind::BoundStorage
+                 : d.kind == DirectiveKind::AlignExtent  ? HlCall::Kind::AlignExtent
+                                                         : HlCall::Kind::RingBuffer;
+        c.func = d.func.text;
+        for (const Name& n : d.names) c.loops.push_back(HlLoop{n.text, false, -1, ""});
+        for (const Expr& e : d.exprs) c.exprs.push_back(integer(startup(e)));
+        push(std::move(c), d);
+        return;
+      case DirectiveKind::Partition: {
+        auto& ls = stage_loops(d.loop);
+        c.kind = HlCall::Kind::Partition;
+        c.stage = ref(d.loop);
+        c.loops = {ls[loop_index(ls, d.loop)].loop};
+        c.text = d.names[0].text;
+        push(std::move(c), d);
+        return;
+      }
+      case DirectiveKind::Unscheduled:
+      case DirectiveKind::AllowRaceConditions:
+        if (!loops_.count(StageKey{d.loop.func.text, d.loop.spec, d.loop.stage}))
+          throw InputError(Diagnostic{prog_.file, d.loc,
+                                      fmt::format("{}: {} has no stage <{}, {}, {}>", directive_name(d.kind),
+                                                  d.loop.func.text, d.loop.func.text, d.loop.spec, d.loop.stage)});
+        c.kind = d.kind == DirectiveKind::Unscheduled ? HlCall::Kind::Unscheduled : HlCall::Kind::AllowRaceConditions;
+        c.stage = ref(d.loop);
+        push(std::move(c), d);
+        return;
+      case DirectiveKind::SpecializeFail: {
+        // The default of every stage's chain of specializations fails, as the default copy
+        // of §2.8.1's chain would (each stage is specialized on the same conditions, above).
+        const FuncDef* f = prog_.pipeline.find(d.func.text);
+        for (int64_t stage = 0; stage < int64_t(f->stage_count()); ++stage) {
+          HlCall s;
+          s.kind = HlCall::Kind::SpecializeFail;
+          s.stage = HlStageRef{f->name.text, 0, stage};
+          s.text = d.message;
+          push(std::move(s), d);
+        }
+        return;
+      }
       case DirectiveKind::Bound:
       case DirectiveKind::BoundExtent:
       case DirectiveKind::AlignBounds: {
@@ -868,6 +917,15 @@ const char* call_kind_name(HlCall::Kind k) {
     case HlCall::Kind::Memoize: return "memoize";
     case HlCall::Kind::StoreIn: return "store_in";
     case HlCall::Kind::HoistStorageRoot: return "hoist_storage_root";
+    case HlCall::Kind::ReorderStorage: return "reorder_storage";
+    case HlCall::Kind::AlignStorage: return "align_storage";
+    case HlCall::Kind::BoundStorage: return "bound_storage";
+    case HlCall::Kind::AlignExtent: return "align_extent";
+    case HlCall::Kind::RingBuffer: return "ring_buffer";
+    case HlCall::Kind::Partition: return "partition";
+    case HlCall::Kind::Unscheduled: return "unscheduled";
+    case HlCall::Kind::AllowRaceConditions: return "allow_race_conditions";
+    case HlCall::Kind::SpecializeFail: return "specialize_fail";
   }
   return "?";
 }

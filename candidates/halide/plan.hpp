@@ -142,6 +142,15 @@ struct HlCall {
     Memoize,           // func
     StoreIn,           // func, memory (auto, heap, stack, register)
     HoistStorageRoot,  // func (Halide 19 and later)
+    ReorderStorage,    // func, loops = its pure vars, innermost storage dimension first
+    AlignStorage,      // func, loops = {pure var}, exprs = {alignment}
+    BoundStorage,      // func, loops = {pure var}, exprs = {extent}
+    AlignExtent,       // func, loops = {pure var}, exprs = {modulus}
+    RingBuffer,        // func, exprs = {extent} (Halide 18 and later)
+    Partition,         // stage, loops = {v}, text = auto | never | always (Halide 17 and later)
+    Unscheduled,       // stage
+    AllowRaceConditions,  // stage
+    SpecializeFail,    // stage (every stage of the func, after its specializations), text = the message
   };
   Kind kind = Kind::ComputeRoot;
   HlStageRef stage;                // loop calls and Specialize (the stage specialized)
@@ -151,7 +160,7 @@ struct HlCall {
   std::vector<HlLoop> loops;
   std::vector<HlExpr> exprs;
   TailStrategy tail = TailStrategy::Guard;
-  std::string memory;              // StoreIn
+  std::string text;                // StoreIn: the memory type; Partition: the policy; SpecializeFail: the message
   bool of_input = false;           // Prefetch: func names an input buffer (an ImageParam)
   std::string origin;              // the halo directive, printed; empty for the defaults
 };

@@ -569,7 +569,35 @@ void schedule(Built& b, const HalidePlan& plan) {
         break;
       }
       case HlCall::Kind::Memoize: b.func(c.func).memoize(); break;
-      case HlCall::Kind::StoreIn: b.func(c.func).store_in(halide_memory_type(c.memory)); break;
+      case HlCall::Kind::StoreIn: b.func(c.func).store_in(halide_memory_type(c.text)); break;
+      case HlCall::Kind::ReorderStorage: {
+        std::vector<Halide::Var> dims;
+        for (const HlLoop& l : c.loops) dims.push_back(b.var(l.name));
+        b.func(c.func).reorder_storage(dims);
+        break;
+      }
+      case HlCall::Kind::AlignStorage: b.func(c.func).align_storage(b.var(c.loops[0].name), b.expr(c.exprs[0])); break;
+      case HlCall::Kind::BoundStorage: b.func(c.func).bound_storage(b.var(c.loops[0].name), b.expr(c.exprs[0])); break;
+      case HlCall::Kind::AlignExtent: b.func(c.func).align_extent(b.var(c.loops[0].name), b.expr(c.exprs[0])); break;
+      case HlCall::Kind::RingBuffer:
+#if HALO_HALIDE_MAJOR >= 18
+        b.func(c.func).ring_buffer(b.expr(c.exprs[0]));
+        break;
+#else
+        throw Halide::CompileError(std::string(kNotInThisVersion) + ": ring_buffer (added in Halide 18)");
+#endif
+      case HlCall::Kind::Partition:
+#if HALO_HALIDE_MAJOR >= 17
+        b.stage(c.stage).partition(b.loop(c.loops[0]), c.text == "never"    ? Halide::Partition::Never
+                                                       : c.text == "always" ? Halide::Partition::Always
+                                                                            : Halide::Partition::Auto);
+        break;
+#else
+        throw Halide::CompileError(std::string(kNotInThisVersion) + ": partition (added in Halide 17)");
+#endif
+      case HlCall::Kind::Unscheduled: b.stage(c.stage).unscheduled(); break;
+      case HlCall::Kind::AllowRaceConditions: b.stage(c.stage).allow_race_conditions(); break;
+      case HlCall::Kind::SpecializeFail: b.stage(c.stage).specialize_fail(c.text); break;
       case HlCall::Kind::HoistStorageRoot:
 #if HALO_HALIDE_MAJOR >= 19
         b.func(c.func).hoist_storage_root();
