@@ -139,7 +139,7 @@ const std::vector<std::string>& combination_coverage_names() {
       "prefetch",                 "memoize",          "store_in",         "fuse.non_adjacent",
       "compute_with.update",      "implicit_pure",    "atomic.vectorized_reduction",
       "reorder_storage",          "align_storage",    "bound_storage",    "align_extent",
-      "ring_buffer",              "partition",        "specialize_fail",
+      "ring_buffer",              "partition",        "specialize_fail",  "in",               "clone_in",
       // A schedule chosen by one of Halide's autoschedulers (--weight autoscheduler=N).
       "autoscheduler.Mullapudi2016", "autoscheduler.Li2018", "autoscheduler.Adams2019", "autoscheduler.Anderson2021"};
   return names;
@@ -191,7 +191,9 @@ std::vector<std::string> combinations_in(const Program& prog) {
       case DirectiveKind::AlignExtent:
       case DirectiveKind::RingBuffer:
       case DirectiveKind::Partition:
-      case DirectiveKind::SpecializeFail: out.insert(directive_name(d.kind)); break;
+      case DirectiveKind::SpecializeFail:
+      case DirectiveKind::In:
+      case DirectiveKind::CloneIn: out.insert(directive_name(d.kind)); break;
       default: break;
     }
   }

@@ -268,6 +268,7 @@ class Builder {
         add(DirectiveKind::AlignExtent, fmt::format("align_extent({}, {}, {})", f, v, modulus));
       }
     }
+    for (const RootRead& r : root_reads_) wrapper(r);
     for (const Placed& p : placed_)
       if (p.hoisted && chance(w_["ring_buffer"])) {
         int copies = small_int(2, 3);
@@ -289,6 +290,28 @@ class Builder {
                                  [&](const auto& d) { return d.second.rfind("rfactor(<" + out + ",", 0) == 0; });
     if (use_param_ && !typed_ && !rfactored && chance(w_["specialize_fail"]))
       add(DirectiveKind::SpecializeFail, fmt::format("specialize_fail({}, \"p is too small\")", out));
+  }
+
+  // A producer left at the root, read by its consumer through Halide's wrapper (`in`, or a
+  // copy of its definition, `clone_in`), computed at one of the consumer's loops (or at the
+  // root). Only where the consumer itself reads the producer (not through an inlined func),
+  // has no update (whose stage would read the wrapper outside that loop), and prefetches
+  // nothing of it (it would prefetch a func the stage no longer reads).
+  void wrapper(const RootRead& r) {
+    auto consumer = std::find_if(funcs_.begin(), funcs_.end(), [&](const Func& f) { return f.name == r.consumer; });
+    if (consumer == funcs_.end() || consumer->has_update || consumer->text.find(r.producer + "[") == std::string::npos)
+      return;
+    std::string prefetch = fmt::format("prefetch(<{}, ", r.consumer), of = fmt::format(">, {}, ", r.producer);
+    for (const auto& [phase, d] : directives_)
+      if (d.rfind(prefetch, 0) == 0 && d.find(of) != std::string::npos) return;
+    if (!chance(w_["wrapper"])) return;
+    const char* call = chance(25) ? "clone_in" : "in";
+    std::string name = r.producer + "_" + r.consumer;  // one per consumer: a producer may have two
+    add(DirectiveKind::In, fmt::format("{}({}, {}, {})", call, r.producer, r.consumer, name));
+    if (chance(70)) {
+      std::string at = r.loops[size_t(small_int(0, int(r.loops.size()) - 1))];
+      add(DirectiveKind::ComputeAt, fmt::format("compute_at({}, <{}, 0, 0, {}>)", name, r.consumer, at));
+    }
   }
 
   void add(DirectiveKind kind, std::string text) { directives_.emplace_back(directive_phase(kind), std::move(text)); }

@@ -100,6 +100,7 @@ struct HalideGenWeights {
       {"ring_buffer", 30},      // a producer's hoisted storage made a ring buffer of 2..3 copies (Halide 18+)
       {"partition", 15},        // a loop of the output never or always partitioned (Halide 17+)
       {"specialize_fail", 15},  // the specialized output's default specialization fails
+      {"wrapper", 20},          // a root producer read through Halide's wrapper (in, or clone_in a quarter of the time)
       // Halide's types: a u8/u16/i16 image, widened, computed, narrowed back. Off by default
       // so that the seeds and fuzzer inputs of earlier campaigns still denote their cases
       // (`--weight typed=50` draws half the cases typed).

@@ -79,7 +79,9 @@ TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog)
     case DirectiveKind::Partition:
     case DirectiveKind::Unscheduled:
     case DirectiveKind::AllowRaceConditions:
-    case DirectiveKind::SpecializeFail: break;  // rejected above
+    case DirectiveKind::SpecializeFail:
+    case DirectiveKind::In:
+    case DirectiveKind::CloneIn: break;  // rejected above
   }
   throw std::logic_error("apply_directive: unknown directive kind");
 }

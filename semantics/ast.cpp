@@ -282,6 +282,8 @@ const char* directive_name(DirectiveKind k) {
     case DirectiveKind::Unscheduled: return "unscheduled";
     case DirectiveKind::AllowRaceConditions: return "allow_race_conditions";
     case DirectiveKind::SpecializeFail: return "specialize_fail";
+    case DirectiveKind::In: return "in";
+    case DirectiveKind::CloneIn: return "clone_in";
   }
   return "?";
 }
@@ -319,6 +321,7 @@ int directive_phase(DirectiveKind k) {
     case DirectiveKind::StoreAt: return 3;
     case DirectiveKind::Bound: case DirectiveKind::BoundExtent: case DirectiveKind::AlignBounds: return 4;
     case DirectiveKind::SpecializeFail: return 0;
+    case DirectiveKind::In: case DirectiveKind::CloneIn: return 1;
     case DirectiveKind::Rfactor: case DirectiveKind::Atomic: case DirectiveKind::Partition:
     case DirectiveKind::Unscheduled: case DirectiveKind::AllowRaceConditions: return 1;
     case DirectiveKind::ComputeWith: case DirectiveKind::Async: case DirectiveKind::Prefetch:
@@ -422,6 +425,7 @@ bool same_directive(const Directive& a, const Directive& b) {
     case DirectiveKind::Partition: return a.loop == b.loop && a.names == b.names;
     case DirectiveKind::Unscheduled: case DirectiveKind::AllowRaceConditions: return a.loop == b.loop;
     case DirectiveKind::SpecializeFail: return a.func == b.func && a.message == b.message;
+    case DirectiveKind::In: case DirectiveKind::CloneIn: return a.func == b.func && a.names == b.names;
     case DirectiveKind::Rfactor: return a.loop == b.loop && a.names == b.names;
     case DirectiveKind::ComputeWith: return a.loop == b.loop && a.with == b.with;
     case DirectiveKind::Async: case DirectiveKind::ComputeInline: case DirectiveKind::Memoize:

@@ -323,7 +323,11 @@ enum class DirectiveKind : uint8_t {
   // on rounded up, a loop's partitioning policy, a stage marked as left unscheduled, races
   // allowed, and a specialization that fails (docs/halide.md, "Halide-only directives").
   ReorderStorage, AlignStorage, BoundStorage, AlignExtent, RingBuffer, Partition, Unscheduled,
-  AllowRaceConditions, SpecializeFail
+  AllowRaceConditions, SpecializeFail,
+  // Halide's wrappers: a new func w(vars) = f(vars) that replaces f in the consumers named
+  // (all of them when none is), which the schedule then places and schedules like any func
+  // (Func::in, Func::clone_in; docs/halide.md, "Wrappers").
+  In, CloneIn
 };
 // guard, shift, round are fig. 2.11's; the predicate tails and auto are Halide's only.
 enum class TailStrategy : uint8_t { Guard, Shift, Round, Predicate, PredicateLoads, PredicateStores, Auto };
@@ -366,6 +370,7 @@ bool in_formal_part(const struct Directive& d);
 //   ring_buffer(func, exprs[0])         partition(loop, names[0] = auto|never|always)
 //   unscheduled(loop: a stage)          allow_race_conditions(loop: a stage)
 //   specialize_fail(func, message)
+//   in / clone_in(func, names = the consumers, then the wrapper's name)
 struct Directive {
   DirectiveKind kind = DirectiveKind::Swap;
   Name func;

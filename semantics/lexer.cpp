@@ -232,10 +232,12 @@ constexpr std::array kAlignExtent = {P{A::Func, "f"}, P{A::Name, "x"}, P{A::Expr
 constexpr std::array kRingBuffer = {P{A::Func, "f"}, P{A::Expression, "extent"}};
 constexpr std::array kPartition = {kLoop, P{A::Name, "auto|never|always"}};
 constexpr std::array kSpecializeFail = {P{A::Func, "f"}, P{A::Text, "\"message\""}};
+constexpr std::array kIn = {P{A::Func, "f"}, P{A::Names, "[g, ...,] wrapper"}};
+constexpr std::array kCloneIn = {P{A::Func, "f"}, P{A::Names, "g, ..., wrapper"}};
 
 // In the order of fig. 2.11's phases, which is also the order error messages list them in;
 // Halide's own directives last.
-const std::array<DirectiveSyntax, 30> kDirectives = {{
+const std::array<DirectiveSyntax, 32> kDirectives = {{
     {DirectiveKind::Specialize, kSpecialize},
     {DirectiveKind::Split, kSplit},
     {DirectiveKind::Fuse, kFuse},
@@ -266,6 +268,8 @@ const std::array<DirectiveSyntax, 30> kDirectives = {{
     {DirectiveKind::Unscheduled, kAtomic},
     {DirectiveKind::AllowRaceConditions, kAtomic},
     {DirectiveKind::SpecializeFail, kSpecializeFail},
+    {DirectiveKind::In, kIn},
+    {DirectiveKind::CloneIn, kCloneIn},
 }};
 
 

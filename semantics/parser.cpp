@@ -91,6 +91,8 @@ class Parser : public ParserCore {
   std::optional<Op> compound_update_op(const FuncDef& f, const UpdateStage& u) const;
   void mark_atomic_traversals(std::vector<Directive>& ds) const;
   Directive directive();
+  // Directive::on_intermediate: the directives that schedule the func a named rfactor, an in
+  // or a clone_in makes.
   void mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const;
   VocabularyCall vocabulary_call();
   [[noreturn]] void unknown_directive(const Token& t);
@@ -513,7 +515,9 @@ std::vector<Directive> Parser::autoscheduled(Program& prog, SourceLoc keyword) {
 // placement, which the Halide translation applies to the Func rfactor returned and the
 // formal side leaves out (docs/halide.md, "Halide-only directives").
 void Parser::mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const {
-  std::map<std::string, SourceLoc> made;  // intermediate -> where its rfactor names it
+  // intermediate or wrapper -> the directive that names it (an rfactor's third argument, the
+  // last of an in or clone_in)
+  std::map<std::string, const Directive*> made;
   auto made_here = [&](const Name& n) { return made.count(n.text) > 0; };
   for (Directive& d : ds) {
     bool loop_kind = d.kind == DirectiveKind::Split || d.kind == DirectiveKind::Fuse ||
@@ -524,6 +528,10 @@ void Parser::mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive
                         : made_here(d.func) ? &d.func
                         : d.kind == DirectiveKind::ComputeWith && made_here(d.with.func) ? &d.with.func
                                                                                           : nullptr;
+    bool wraps = d.kind == DirectiveKind::In || d.kind == DirectiveKind::CloneIn;
+    if (wraps)
+      for (size_t k = 0; k + 1 < d.names.size() && !other; ++k)
+        if (made_here(d.names[k])) other = &d.names[k];
     if (loop_kind && its_loop) {
       if (d.loop.spec != 0)
         fail(d.loop.loc, fmt::format("{} has no specializations: its loops are <{}, 0, i, v>", d.loop.func.text,
@@ -532,21 +540,26 @@ void Parser::mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive
     } else if (placement && !its_loop && made_here(d.func)) {
       d.on_intermediate = true;
     } else if (other) {
-      SourceLoc at = made.at(other->text);
-      fail(d.loc, fmt::format("'{}' on '{}', the intermediate func of the rfactor at {}:{}: the schedule may split, "
-                              "fuse, swap and traverse its loops and place it (compute_at, store_at at a loop of a "
-                              "func of the pipeline); nothing is computed inside it",
-                              directive_name(d.kind), other->text, at.line, at.col));
+      const Directive& maker = *made.at(other->text);
+      fail(d.loc, fmt::format("'{}' on '{}', the func Halide's {} at {}:{} makes: the schedule may split, fuse, swap "
+                              "and traverse its loops and place it (compute_at, store_at at a loop of a func of the "
+                              "pipeline); nothing is computed inside it",
+                              directive_name(d.kind), other->text, directive_name(maker.kind), maker.loc.line,
+                              maker.loc.col));
     }
-    if (d.kind == DirectiveKind::Rfactor && d.names.size() > 1) {
-      const Name& n = d.names[1];
+    const Name* new_name = d.kind == DirectiveKind::Rfactor && d.names.size() > 1 ? &d.names[1]
+                           : wraps                                               ? &d.names.back()
+                                                                                 : nullptr;
+    if (d.kind == DirectiveKind::CloneIn && d.names.size() < 2)
+      fail(d.loc, "clone_in names the consumers that get the copy, then the copy's name: clone_in(f, g, ..., wrapper)");
+    if (new_name) {
+      const Name& n = *new_name;
       if (p.find(n.text) || p.find_input(n.text) || made.count(n.text) ||
           std::find_if(p.params.begin(), p.params.end(), [&](const Name& q) { return q.text == n.text; }) !=
               p.params.end())
-        fail(n.loc, fmt::format("the intermediate func of rfactor needs a new name: '{}' is already a name of "
-                                "pipeline '{}'",
-                                n.text, p.name.text));
-      made.emplace(n.text, n.loc);
+        fail(n.loc, fmt::format("the func {} makes needs a new name: '{}' is already a name of pipeline '{}'",
+                                directive_name(d.kind), n.text, p.name.text));
+      made.emplace(n.text, &d);
     }
   }
 }

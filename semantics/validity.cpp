@@ -626,6 +626,12 @@ std::vector<const Name*> directive_funcs(const Directive& d) {
     case DirectiveKind::AlignExtent:
     case DirectiveKind::RingBuffer:
     case DirectiveKind::SpecializeFail: return {&d.func};
+    case DirectiveKind::In:
+    case DirectiveKind::CloneIn: {  // the wrapped func and its consumers, not the wrapper's new name
+      std::vector<const Name*> fs{&d.func};
+      for (size_t k = 0; k + 1 < d.names.size(); ++k) fs.push_back(&d.names[k]);
+      return fs;
+    }
     case DirectiveKind::Atomic:
     case DirectiveKind::Partition:
     case DirectiveKind::Unscheduled:

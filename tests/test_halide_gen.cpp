@@ -230,7 +230,8 @@ TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a see
   const std::vector<std::string> calls = {"prefetch",        "memoize",       "atomic",          "atomic_vectorize",
                                           "store_in",        "hoist_storage_root", "fuse_far",   "compute_with_update",
                                           "implicit_pure",   "reorder_storage", "align_storage", "bound_storage",
-                                          "align_extent",    "ring_buffer",   "partition",       "specialize_fail"};
+                                          "align_extent",    "ring_buffer",   "partition",       "specialize_fail",
+                                          "wrapper"};
   for (const std::string& c : calls) without.set(c + "=0");
   // These two rewrite what the seed drew (the siblings' compute_with, a func's pure stage):
   // the rest is compared without them.
@@ -256,18 +257,18 @@ TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a see
         return d.halide_implicit || (d.kind == DirectiveKind::Fuse && d.names.size() == 2) || vector_reduction ||
                d.kind == DirectiveKind::Prefetch || d.kind == DirectiveKind::Memoize || d.kind == DirectiveKind::Atomic ||
                d.kind == DirectiveKind::StoreIn || d.kind == DirectiveKind::HoistStorageRoot ||
-               d.kind >= DirectiveKind::ReorderStorage;
+               d.kind >= DirectiveKind::ReorderStorage || d.on_intermediate;
       });
     }
     CHECK(print_program(stripped) == print_program(base));
   }
   for (const char* c : {"prefetch", "memoize", "atomic", "store_in", "hoist_storage_root", "fuse.non_adjacent",
                         "atomic.vectorized_reduction", "reorder_storage", "align_storage", "bound_storage",
-                        "align_extent", "partition"}) {
+                        "align_extent", "partition", "in"}) {
     INFO(c << ": " << reached[c]);
     CHECK(reached[c] * 50 >= n);  // in at least one case of fifty
   }
-  for (const char* c : {"ring_buffer", "specialize_fail"}) {  // each behind a rarer draw (hoist_storage, specialize)
+  for (const char* c : {"ring_buffer", "specialize_fail", "clone_in"}) {  // each behind a rarer draw (hoist_storage, specialize)
     INFO(c << ": " << reached[c]);
     CHECK(reached[c] >= 1);
   }

@@ -76,7 +76,7 @@ TEST_CASE("a directive on an rfactor intermediate is refused where it cannot mea
                         test::position_of(src, needle), message);
   };
   refused("  fold_storage(partial, y, 2);\n", "fold_storage(partial",
-          "'fold_storage' on 'partial', the intermediate func of the rfactor at 7:33");
+          "'fold_storage' on 'partial', the func Halide's rfactor at 7:3 makes");
   refused("  compute_at(img, <partial, 0, 1, u>);\n", "compute_at(img",
           "nothing is computed inside it");
   refused("  traverse(<partial, 1, 1, u>, vectorized);\n", "<partial, 1",
@@ -85,7 +85,7 @@ TEST_CASE("a directive on an rfactor intermediate is refused where it cannot mea
   std::string clash = kSum + "schedule {\n  rfactor(<total, 0, 1, r>, u, img);\n}\n";
   test::require_error([](const std::string& s) { test::parse_valid(s); }, clash, "<test>",
                       test::position_of(clash, "img);"),
-                      "the intermediate func of rfactor needs a new name: 'img' is already a name of pipeline 'total'");
+                      "the func rfactor makes needs a new name: 'img' is already a name of pipeline 'total'");
   // Before its rfactor, the intermediate is no func at all.
   std::string early = kSum + "schedule {\n  traverse(<partial, 0, 1, u>, vectorized);\n" + split + "}\n";
   test::require_error([](const std::string& s) { check_program(parse_program(s, "<test>")); }, early, "<test>",
@@ -112,12 +112,12 @@ TEST_CASE("the translation schedules the Func rfactor returned, and checks the l
   // ro ran in the intermediate: the factored stage no longer has it.
   Program bad = with_schedule("  split(<total, 0, 1, r>, ro, ri, 8, guard);\n  rfactor(<total, 0, 1, ri>, u, partial);\n"
                               "  compute_at(partial, <total, 0, 1, ro>);\n");
-  CHECK_THROWS_WITH(translate(bad), Catch::Contains("after the rfactor, <total, 0, 1> has no loop 'ro'"));
+  CHECK_THROWS_WITH(translate(bad), Catch::Contains("<total, 0, 1> has no loop 'ro'"));
   // So does a directive on the factored stage itself, which the formal side accepts.
   Program moved = with_schedule("  split(<total, 0, 1, r>, ro, ri, 8, guard);\n  rfactor(<total, 0, 1, ri>, u, partial);\n"
                                 "  traverse(<total, 0, 1, ro>, unrolled);\n");
   CHECK_NOTHROW(schedule_formal_part(moved));
-  CHECK_THROWS_WITH(translate(moved), Catch::Contains("after the rfactor, <total, 0, 1> has no loop 'ro' (its loops, "
+  CHECK_THROWS_WITH(translate(moved), Catch::Contains("<total, 0, 1> has no loop 'ro' (its loops, "
                                                       "innermost first: ri, y)"));
   Program stage = with_schedule("  rfactor(<total, 0, 1, r>, u, partial);\n  swap(<partial, 0, 2, u>);\n");
   CHECK_THROWS_WITH(translate(stage), Catch::Contains("partial has no stage 2"));

@@ -5,6 +5,7 @@
 #include "candidates/halide/jit.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <set>
 #include <sstream>
@@ -126,6 +127,14 @@ std::string call_cpp(const HlCall& c) {
     case HlCall::Kind::Unscheduled: return fmt::format("{}.unscheduled();", st);
     case HlCall::Kind::AllowRaceConditions: return fmt::format("{}.allow_race_conditions();", st);
     case HlCall::Kind::SpecializeFail: return fmt::format("{}.specialize_fail({});", st, cpp_string_literal(c.text));
+    case HlCall::Kind::In:
+    case HlCall::Kind::CloneIn: {
+      std::vector<std::string> gs;
+      for (const std::string& g : c.consumers) gs.push_back(cpp_func(g));
+      return fmt::format("Func {} = {}.{}({});", cpp_func(c.text), cpp_func(c.func),
+                         c.kind == HlCall::Kind::In ? "in" : "clone_in",
+                         gs.size() == 1 ? gs[0] : gs.empty() ? "" : fmt::format("{{{}}}", fmt::join(gs, ", ")));
+    }
   }
   return "";
 }

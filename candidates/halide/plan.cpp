@@ -547,10 +547,11 @@ class Translator {
       throw InputError(Diagnostic{
           prog_.file, l.loc.line ? l.loc : d.loc,
           it == loops_.end()
-              ? fmt::format("{}: {} has no stage {} (an rfactor intermediate has a pure stage 0 and one update, 1)",
+              ? fmt::format("{}: {} has no stage {} (an rfactor intermediate has a pure stage 0 and one update, 1; "
+                            "a wrapper only its pure stage 0)",
                             print_directive(d), l.func.text, l.stage)
-              : fmt::format("{}: after the rfactor, <{}, {}, {}> has no loop '{}' (its loops, innermost first: {})",
-                            print_directive(d), l.func.text, l.spec, l.stage, l.var.text, fmt::join(names, ", "))});
+              : fmt::format("{}: <{}, {}, {}> has no loop '{}' (its loops, innermost first: {})", print_directive(d),
+                            l.func.text, l.spec, l.stage, l.var.text, fmt::join(names, ", "))});
     };
     check(d.loop);
   }
@@ -859,6 +860,37 @@ class Translator {
         c.stage = ref(d.loop);
         push(std::move(c), d);
         return;
+      case DirectiveKind::In:
+      case DirectiveKind::CloneIn: {
+        // The wrapper w(vars) = f(vars) has one pure stage over f's variables (Function::args;
+        // Func.cpp, create_clone_wrapper and the in() wrappers), which later directives name.
+        const HlFunc* f = plan_.find(d.func.text);
+        const FuncDef* fd = prog_.pipeline.find(d.func.text);
+        if (!f || !fd) throw std::logic_error("halide translation: a wrapper of an unknown func");
+        if (fd->implicit_pure)
+          throw NotExpressible{fmt::format("{}: {} has Halide's implicit pure definition, whose variables Halide "
+                                           "names itself; halo does not translate a wrapper of it",
+                                           print_directive(d), d.func.text)};
+        c.kind = d.kind == DirectiveKind::In ? HlCall::Kind::In : HlCall::Kind::CloneIn;
+        c.func = d.func.text;
+        c.text = d.names.back().text;
+        for (size_t k = 0; k + 1 < d.names.size(); ++k) c.consumers.push_back(d.names[k].text);
+        std::vector<LoopState> pure;
+        for (const std::string& v : f->vars) pure.push_back({HlLoop{v, false, -1, ""}, Traversal::Serial});
+        loops_[StageKey{c.text, 0, 0}] = std::move(pure);
+        std::string wrapper = c.text;
+        push(std::move(c), d);
+        if (!plan_.halide_mode) {
+          // The thesis's default placement, as for every func and for an rfactor's intermediate.
+          for (HlCall::Kind k2 : {HlCall::Kind::ComputeRoot, HlCall::Kind::StoreRoot}) {
+            HlCall r;
+            r.kind = k2;
+            r.func = wrapper;
+            push(std::move(r), d);
+          }
+        }
+        return;
+      }
       case DirectiveKind::SpecializeFail: {
         // The default of every stage's chain of specializations fails, as the default copy
         // of §2.8.1's chain would (each stage is specialized on the same conditions, above).
@@ -926,6 +958,8 @@ const char* call_kind_name(HlCall::Kind k) {
     case HlCall::Kind::Unscheduled: return "unscheduled";
     case HlCall::Kind::AllowRaceConditions: return "allow_race_conditions";
     case HlCall::Kind::SpecializeFail: return "specialize_fail";
+    case HlCall::Kind::In: return "in";
+    case HlCall::Kind::CloneIn: return "clone_in";
   }
   return "?";
 }

@@ -151,6 +151,7 @@ struct HlCall {
     Unscheduled,       // stage
     AllowRaceConditions,  // stage
     SpecializeFail,    // stage (every stage of the func, after its specializations), text = the message
+    In, CloneIn,       // func wrapped, consumers (none: every consumer, In only), text = the wrapper's name
   };
   Kind kind = Kind::ComputeRoot;
   HlStageRef stage;                // loop calls and Specialize (the stage specialized)
@@ -162,6 +163,7 @@ struct HlCall {
   TailStrategy tail = TailStrategy::Guard;
   std::string text;                // StoreIn: the memory type; Partition: the policy; SpecializeFail: the message
   bool of_input = false;           // Prefetch: func names an input buffer (an ImageParam)
+  std::vector<std::string> consumers;  // In, CloneIn
   std::string origin;              // the halo directive, printed; empty for the defaults
 };
 

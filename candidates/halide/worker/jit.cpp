@@ -598,6 +598,17 @@ void schedule(Built& b, const HalidePlan& plan) {
       case HlCall::Kind::Unscheduled: b.stage(c.stage).unscheduled(); break;
       case HlCall::Kind::AllowRaceConditions: b.stage(c.stage).allow_race_conditions(); break;
       case HlCall::Kind::SpecializeFail: b.stage(c.stage).specialize_fail(c.text); break;
+      case HlCall::Kind::In:
+      case HlCall::Kind::CloneIn: {
+        std::vector<Halide::Func> consumers;
+        for (const std::string& g : c.consumers) consumers.push_back(b.func(g));
+        Halide::Func& f = b.func(c.func);
+        Halide::Func w = c.kind == HlCall::Kind::CloneIn ? f.clone_in(consumers)
+                         : consumers.empty()             ? f.in()
+                                                         : f.in(consumers);
+        b.intermediates.insert_or_assign(c.text, w);
+        break;
+      }
       case HlCall::Kind::HoistStorageRoot:
 #if HALO_HALIDE_MAJOR >= 19
         b.func(c.func).hoist_storage_root();
