@@ -8,6 +8,7 @@
 #include "support/output_file.hpp"
 
 #include <fmt/format.h>
+#include <stdexcept>
 
 #include <filesystem>
 #include <fstream>
@@ -48,7 +49,14 @@ void complete_candidate_finding(FindingReport& f, const Candidate& c, const Cand
   };
   try {
     Input in = resolve_input(f.minimized, {});
-    v = c.run_case(f.minimized, in, opt);
+    try {
+      v = c.run_case(f.minimized, in, opt);
+    } catch (const InputError& e) {
+      // halo itself refuses the case (a finding of kind internal-error: halo rejected a case
+      // its generator made valid): an error of the re-run, below, not a file that cannot be
+      // written, so the campaign goes on.
+      throw std::runtime_error(e.what());
+    }
     reproduced = v.finding && v.shrink_kind == f.kind;
     if (reproduced) {
       // Its history: the same case on every installed version; the signature names the

@@ -218,7 +218,7 @@ class Builder {
     for (const auto& [f, loops] : pure_loops_)
       if (loops.size() >= 3 && chance(w_["fuse_far"])) fuse_far(f, loops);
     for (const RootRead& r : root_reads_) {
-      if (chance(w_["prefetch"])) {
+      if (chance(w_["prefetch"]) && !fuses_loops(r.consumer)) {
         std::string at = r.loops[size_t(small_int(0, int(r.loops.size()) - 1))];
         add(DirectiveKind::Prefetch,
             fmt::format("prefetch(<{}, 0, 0, {}>, {}, {}, {})", r.consumer, at, r.producer, at, small_int(1, 2)));
@@ -275,8 +275,7 @@ class Builder {
         add(DirectiveKind::RingBuffer, fmt::format("ring_buffer({}, {})", p.func, copies));
       }
     const std::string& out = funcs_.back().name;
-    bool fused = std::any_of(directives_.begin(), directives_.end(),
-                             [&](const auto& d) { return d.second.rfind("fuse(<" + out + ", 0, 0", 0) == 0; });
+    bool fused = fuses_loops(out);
     for (const auto& [f, loops] : pure_loops_)
       if (f == out && !fused && !loops.empty() && chance(w_["partition"])) {
         std::string v = loops[size_t(small_int(0, int(loops.size()) - 1))];
@@ -308,10 +307,17 @@ class Builder {
     const char* call = chance(25) ? "clone_in" : "in";
     std::string name = r.producer + "_" + r.consumer;  // one per consumer: a producer may have two
     add(DirectiveKind::In, fmt::format("{}({}, {}, {})", call, r.producer, r.consumer, name));
-    if (chance(70)) {
+    if (!fuses_loops(r.consumer) && chance(70)) {
       std::string at = r.loops[size_t(small_int(0, int(r.loops.size()) - 1))];
       add(DirectiveKind::ComputeAt, fmt::format("compute_at({}, <{}, 0, 0, {}>)", name, r.consumer, at));
     }
+  }
+
+  // Whether Halide's fuse of non-adjacent loops (drawn after the loops were recorded) took
+  // some of f's pure loops away: the loops recorded for f may no longer all exist.
+  bool fuses_loops(const std::string& f) const {
+    return std::any_of(directives_.begin(), directives_.end(),
+                       [&](const auto& d) { return d.second.rfind("fuse(<" + f + ", 0, 0>", 0) == 0; });
   }
 
   void add(DirectiveKind kind, std::string text) { directives_.emplace_back(directive_phase(kind), std::move(text)); }

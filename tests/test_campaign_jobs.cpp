@@ -6,6 +6,8 @@
 // program (no candidate), so that the tests are about the campaign, not about Halide.
 #include "fuzz/campaign.hpp"
 #include "fuzz/campaign_jobs.hpp"
+#include "fuzz/candidate_campaign.hpp"
+#include "semantics/parser.hpp"
 #include "fuzz/coverage.hpp"
 #include "semantics/printer.hpp"
 #include "support/child_processes.hpp"
@@ -284,4 +286,31 @@ TEST_CASE("jobs: halo fuzz --jobs N gives the summary of one process", "[fuzz][c
   test::CliResult bad = test::run_halo({"fuzz", "--cases", "1", "--jobs", "0"});
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--jobs") != std::string::npos);
+}
+
+TEST_CASE("completing a finding: halo refusing its own case is an error of the re-run, not a stop", "[campaign]") {
+  // A finding of kind internal-error is a case halo rejected although its generator made it
+  // valid; re-running it at completion makes halo reject it again (an InputError). That is
+  // recorded, and the campaign goes on: only a file that cannot be written stops it.
+  struct Refusing : Candidate {
+    std::string name() const override { return "refusing"; }
+    std::string display_name() const override { return "Refusing"; }
+    std::vector<CandidateVersion> versions() const override { return {}; }
+    std::string unavailable_reason() const override { return ""; }
+    CandidateVerdict run_case(const Program& p, const Input&, const CandidateOptions&) const override {
+      throw InputError(Diagnostic{p.file, SourceLoc{12, 21}, "compute_at(w, <f, 0, 0, yo>): no loop 'yo'"});
+    }
+    std::string reproducer(const Program&, const Input&, const CandidateVerdict&,
+                           const CandidateOptions&) const override {
+      return "";
+    }
+    std::string reproducer_extension() const override { return ".cpp"; }
+  } refusing;
+  fuzz::FindingReport f;
+  f.kind = "internal-error";
+  f.minimized = parse_program("pipeline f() {\n  fun f(x) = { x }\n}\nrealize () over (0, 2)\n", "<case>");
+  REQUIRE_NOTHROW(fuzz::complete_candidate_finding(f, refusing, CandidateOptions{}, nullptr));
+  CHECK_THAT(f.record["rerun_error"].get<std::string>(), Catch::Contains("no loop 'yo'"));
+  CHECK(f.record["reproduced"] == false);
+  CHECK(f.record["signature"] == "unreproduced:internal-error");
 }
