@@ -140,6 +140,7 @@ const std::vector<std::string>& combination_coverage_names() {
       "compute_with.update",      "implicit_pure",    "atomic.vectorized_reduction",
       "reorder_storage",          "align_storage",    "bound_storage",    "align_extent",
       "ring_buffer",              "partition",        "specialize_fail",  "in",               "clone_in",
+      "update.at_r",
       // A schedule chosen by one of Halide's autoschedulers (--weight autoscheduler=N).
       "autoscheduler.Mullapudi2016", "autoscheduler.Li2018", "autoscheduler.Adams2019", "autoscheduler.Anderson2021"};
   return names;
@@ -148,8 +149,15 @@ const std::vector<std::string>& combination_coverage_names() {
 std::vector<std::string> combinations_in(const Program& prog) {
   std::set<std::string> out;
   if (prog.schedule_mode == ScheduleMode::Autoscheduler) return {"autoscheduler." + prog.autoscheduler};
-  for (const FuncDef& f : prog.pipeline.funcs)
+  for (const FuncDef& f : prog.pipeline.funcs) {
     if (f.implicit_pure) out.insert("implicit_pure");
+    // An update that writes at a reduction variable (f(r, y) = ...): a scatter over the rdom.
+    for (const UpdateStage& u : f.updates)
+      for (const Expr& a : u.lhs)
+        if (a->kind == ExprKind::Var &&
+            std::any_of(u.rdom.begin(), u.rdom.end(), [&](const RVar& r) { return r.name.text == as<VarNode>(a).name; }))
+          out.insert("update.at_r");
+  }
   if (!prog.schedule) return {out.begin(), out.end()};
   std::set<std::string> split_vars;  // "func/var" a split made
   std::set<std::string> atomic, vectorized_reduction;  // "func/spec/stage"
@@ -175,26 +183,13 @@ std::vector<std::string> combinations_in(const Program& prog) {
       case DirectiveKind::ComputeAt: compute_at[d.func.text] = at; break;
       case DirectiveKind::StoreAt: store_at[d.func.text] = at; break;
       case DirectiveKind::ComputeInline: out.insert("compute_inline"); break;
-      case DirectiveKind::Rfactor:
-      case DirectiveKind::FoldStorage:
-      case DirectiveKind::Async:
-      case DirectiveKind::ComputeWith:
-      case DirectiveKind::HoistStorage:
-      case DirectiveKind::HoistStorageRoot:
-      case DirectiveKind::Atomic:
-      case DirectiveKind::Prefetch:
-      case DirectiveKind::Memoize:
-      case DirectiveKind::StoreIn:
-      case DirectiveKind::ReorderStorage:
-      case DirectiveKind::AlignStorage:
-      case DirectiveKind::BoundStorage:
-      case DirectiveKind::AlignExtent:
-      case DirectiveKind::RingBuffer:
-      case DirectiveKind::Partition:
-      case DirectiveKind::SpecializeFail:
-      case DirectiveKind::In:
-      case DirectiveKind::CloneIn: out.insert(directive_name(d.kind)); break;
-      default: break;
+      default:
+        // Each of Halide's own directives is a combination of its own, but the markers that
+        // change no code (unscheduled) or only what a traversal may do (allow_race_conditions).
+        if (is_halide_only(d.kind) && d.kind != DirectiveKind::Unscheduled &&
+            d.kind != DirectiveKind::AllowRaceConditions)
+          out.insert(directive_name(d.kind));
+        break;
     }
   }
   for (const std::string& s : vectorized_reduction)

@@ -61,6 +61,11 @@ struct Func {
   bool has_update = false;
   bool update_has_rdom_loop = false;  // the update iterates r (rfactor'able)
   std::string update_text;            // the update stage, as written in `text`
+  // The update's parts, which reshape_update() may write another way: its rdom, the func it
+  // reads, its predicate (" if ..." or empty), whether it has a second variable s, and
+  // whether it is a max.
+  std::string update_rdom, update_input, update_pred;
+  bool update_two = false, update_max = false;
 };
 
 // At most one draw in the arguments of a call; the others are drawn before it, in
@@ -100,6 +105,7 @@ class Builder {
     // seed stays what it was: the case is the same program with its drawn schedule replaced.
     // Before the autoscheduler's draw, and in either case, so that an autoscheduled case
     // keeps the algorithm of the same case scheduled by hand.
+    for (Func& f : funcs_) reshape_update(f);
     for (Func& f : funcs_) implicit_pure(f);
     if (w_["autoscheduler"] > 0 && chance(w_["autoscheduler"])) {
       const std::vector<std::string>& names = halide_autoscheduler_names();
@@ -145,6 +151,7 @@ class Builder {
   std::vector<RootRead> root_reads_;
   std::vector<Placed> placed_;
   std::set<std::string> implicit_;  // funcs given Halide's implicit pure definition
+  std::set<std::string> bare_;      // funcs drawn for it, whose pure stage no directive names
   std::vector<std::pair<std::string, std::vector<std::string>>> pure_loops_;  // each scheduled func's, outermost first
   std::map<std::string, std::string> update_outer_;  // the outermost loop of a func's update (not rfactor'ed)
   // The siblings' compute_with: its directive, and each sibling's outermost pure loop.
@@ -195,22 +202,61 @@ class Builder {
   // Halide's calls that change how a func is kept or fetched, never its values: prefetching
   // a root producer inside its consumer's loop, memoizing it, atomic updates, the memory a
   // placed producer lives in, its storage hoisted to the root.
-  // A func whose update is `(x, y) <- f[x, y] + e` loses its pure stage: Halide's
-  // `f(x, y) += e` with its implicit pure definition f = 0 (the recall benchmark's
-  // implicit-pure-def-rvar-bounds). Only where no directive names the pure stage's loops or
-  // the func's variables, which Halide names itself then.
+  // A func drawn bare (schedule_loops) whose update is `(x, y) <- f[x, y] + e` (or at r,
+  // `(r, y) <- f[r, y] + e`) loses its pure stage: Halide's `f(x, y) += e` with its implicit
+  // pure definition f = 0 (the recall benchmark's implicit-pure-def-rvar-bounds). Only where
+  // no directive names the pure stage's loops or the func's variables, which Halide names
+  // itself then.
   void implicit_pure(Func& f) {
-    std::string self = fmt::format("<- {}[{}] + ", f.name, args());
-    if (!f.has_update || typed_ || f.update_text.find(self) == std::string::npos) return;
+    std::string self = fmt::format("<- {}[{}] + ", f.name, args()), self_r = fmt::format("<- {}[{}] + ", f.name, r_lhs());
+    if (!f.has_update || typed_ ||
+        (f.update_text.find(self) == std::string::npos && f.update_text.find(self_r) == std::string::npos))
+      return;
     std::string loops = fmt::format("<{}, 0, 0, ", f.name);
     for (const auto& [phase, d] : directives_)
       if (d.find(loops) != std::string::npos || d.rfind("bound(" + f.name + ",", 0) == 0 ||
           d.rfind("fold_storage(" + f.name + ",", 0) == 0 || d.rfind("specialize(" + f.name + ",", 0) == 0)
         return;
-    if (chance(w_["implicit_pure"])) {
+    if (bare_.count(f.name)) {
       f.text = fmt::format("  fun {}({}) = {{ {} }}\n", f.name, args(), f.update_text);
       implicit_.insert(f.name);
     }
+  }
+
+  // The left-hand side of an update that writes at r: (r) or (r, y).
+  std::string r_lhs() const { return two_d_ ? "r, y" : "r"; }
+
+  // An update written another way, drawn after the schedule (a seed's other draws stay
+  // what they were): order-dependent, `f = g(...) - f` (an alternating sum: reordering or
+  // fusing its reduction loops changes the value, which Halide must refuse or respect), and
+  // writing at r instead of x, `f(r, y) = f(r, y) + g(r, y)`, a scatter over the rdom's
+  // range (with Halide's implicit pure definition, the recall benchmark's
+  // implicit-pure-def-rvar-bounds). Writing at r only where no directive names the update
+  // stage (its x is gone), the func is not bounded, and the predicate does not read x.
+  void reshape_update(Func& f) {
+    if (!f.has_update || typed_ || f.update_rdom.empty()) return;
+    bool order_dependent = chance(w_["update_order_dependent"]);
+    bool at_r = chance(w_["update_at_r"]);
+    if (at_r) {
+      std::string stage = fmt::format("<{}, 0, 1", f.name);
+      for (const auto& [phase, d] : directives_)
+        if (d.find(stage) != std::string::npos || d.rfind("bound(" + f.name + ",", 0) == 0) at_r = false;
+      if (f.update_pred.find('x') != std::string::npos) at_r = false;
+    }
+    if (!order_dependent && !at_r) return;
+    std::string lhs = at_r ? r_lhs() : args();
+    std::string rx = at_r ? "r" : "x + r";
+    std::string at = two_d_ ? fmt::format("{}[{}, y{}]", f.update_input, rx, f.update_two ? " + s" : "")
+                            : fmt::format("{}[{}]", f.update_input, rx);
+    std::string self = fmt::format("{}[{}]", f.name, lhs);
+    std::string value = order_dependent ? fmt::format("{} - {}", at, self)
+                        : f.update_max  ? fmt::format("max({}, {})", self, at)
+                                        : fmt::format("{} + {}", self, at);
+    std::string update = fmt::format("{} in ({}) <- {}{}", f.update_rdom, lhs, value, f.update_pred);
+    f.text.replace(f.text.find(f.update_text), f.update_text.size(), update);
+    f.update_text = update;
+    // A 1-D update at r has no pure loop left for compute_with to fuse at.
+    if (at_r && !two_d_) update_outer_.erase(f.name);
   }
 
   void halide_calls() {
@@ -218,7 +264,7 @@ class Builder {
     for (const auto& [f, loops] : pure_loops_)
       if (loops.size() >= 3 && chance(w_["fuse_far"])) fuse_far(f, loops);
     for (const RootRead& r : root_reads_) {
-      if (chance(w_["prefetch"]) && !fuses_loops(r.consumer)) {
+      if (chance(w_["prefetch"]) && !fuses_loops(r.consumer) && !implicit_.count(r.consumer)) {
         std::string at = r.loops[size_t(small_int(0, int(r.loops.size()) - 1))];
         add(DirectiveKind::Prefetch,
             fmt::format("prefetch(<{}, 0, 0, {}>, {}, {}, {})", r.consumer, at, r.producer, at, small_int(1, 2)));
@@ -307,7 +353,7 @@ class Builder {
     const char* call = chance(25) ? "clone_in" : "in";
     std::string name = r.producer + "_" + r.consumer;  // one per consumer: a producer may have two
     add(DirectiveKind::In, fmt::format("{}({}, {}, {})", call, r.producer, r.consumer, name));
-    if (!fuses_loops(r.consumer) && chance(70)) {
+    if (!fuses_loops(r.consumer) && !implicit_.count(r.consumer) && chance(70)) {
       std::string at = r.loops[size_t(small_int(0, int(r.loops.size()) - 1))];
       add(DirectiveKind::ComputeAt, fmt::format("compute_at({}, <{}, 0, 0, {}>)", name, r.consumer, at));
     }
@@ -400,12 +446,17 @@ class Builder {
     std::string at = two_d_ ? fmt::format("{}[x + r, y{}]", g, two ? " + s" : "") : fmt::format("{}[x + r]", g);
     if (typed_) at = fmt::format("{}({})", f.type.to_string(), at);
     std::string self = fmt::format("{}[{}]", f.name, args());
-    std::string value = chance(30) ? fmt::format("max({}, {})", self, at) : fmt::format("{} + {}", self, at);
+    f.update_max = chance(30);
+    std::string value = f.update_max ? fmt::format("max({}, {})", self, at) : fmt::format("{} + {}", self, at);
     std::string pred;
     if (chance(w_["predicate"]))
       pred = pick(std::vector<std::string>{fmt::format(" if r < x + {}", small_int(0, 4)), " if (x + r) % 2 == 0",
                                            fmt::format(" if r != {}", small_int(-1, 2))});
     f.update_has_rdom_loop = true;
+    f.update_rdom = rdom;
+    f.update_input = g;
+    f.update_pred = pred;
+    f.update_two = two;
     return fmt::format("{} in ({}) <- {}{}", rdom, args(), value, pred);
   }
 
@@ -509,6 +560,16 @@ class Builder {
   std::vector<std::string> schedule_loops(const Func& f) {
     std::vector<std::string> loops = two_d_ ? std::vector<std::string>{"y", "x"} : std::vector<std::string>{"x"};
     auto loop = [&](const std::string& v, int stage = 0) { return fmt::format("<{}, 0, {}, {}>", f.name, stage, v); };
+    // A func with an update drawn for Halide's implicit pure definition (implicit_pure(),
+    // after the schedule): no directive may name its pure stage's loops, which Halide names
+    // itself, so they stay as they are and what it reads goes to the root (schedule()). Not
+    // drawn at weight 0, so that a seed's cases stay what they were without it.
+    // Not the consumer of two siblings, whose pure stage is what reads both.
+    bool reads_siblings = sibling_ >= 0 && &f == &funcs_[size_t(sibling_ + 2)];
+    if (f.has_update && !typed_ && !reads_siblings && w_["implicit_pure"] > 0 && chance(w_["implicit_pure"])) {
+      bare_.insert(f.name);
+      return loops;
+    }
     bool sx = chance(w_["split"]);
     if (sx) {
       add(DirectiveKind::Split, split_text(loop("x"), "xo", "xi", &f == &funcs_.back()));
@@ -594,7 +655,7 @@ class Builder {
                                           consumer.name, fused_loop));
         continue;
       }
-      if (i + 1 == sibling_ || chance(w_["compute_root"])) {
+      if (i + 1 == sibling_ || bare_.count(placed_in) || chance(w_["compute_root"])) {
         root_reads_.push_back(RootRead{placed_in, loops, producer.name});
         loops = schedule_loops(producer);
         consumer_placed.reset();

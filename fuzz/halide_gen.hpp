@@ -84,7 +84,9 @@ struct HalideGenWeights {
       {"hoist_storage", 12},   // a producer's storage hoisted (hoist_storage) to an outer loop of its consumer
       // Halide's calls that never change values, drawn after everything else (a seed's case
       // only gains them): the rest of Halide's scheduling API, issue 32.
-      {"implicit_pure", 40},   // a func whose update is f[x, y] + e has no pure stage (Halide's implicit one, f = 0)
+      {"update_order_dependent", 15},  // an update written f = g(x + r, y) - f: its value depends on the reduction order
+      {"update_at_r", 25},     // an update written at r, f(r, y) = f(r, y) + g(r, y): a scatter over the rdom's range
+      {"implicit_pure", 40},   // a func whose update is f[x, y] + e (or f[r, y] + e) has no pure stage (Halide's implicit one, f = 0)
       {"compute_with_update", 40},  // the compute_with of two siblings names an update stage of one or both
       {"fuse_far", 20},        // two loops of a func with others between them are fused (Halide's fuse moves loops)
       {"prefetch", 15},        // a consumer prefetches a root producer at one of its loops

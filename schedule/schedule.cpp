@@ -61,27 +61,7 @@ TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog)
     case DirectiveKind::BoundExtent: return apply_bound_extent(t, d, prog);
     case DirectiveKind::AlignBounds: return apply_align_bounds(t, d, prog);
     case DirectiveKind::ComputeInline: return apply_compute_inline(t, d, prog);
-    case DirectiveKind::Rfactor:
-    case DirectiveKind::ComputeWith:
-    case DirectiveKind::FoldStorage:
-    case DirectiveKind::Async:
-    case DirectiveKind::HoistStorage:
-    case DirectiveKind::Atomic:
-    case DirectiveKind::Prefetch:
-    case DirectiveKind::Memoize:
-    case DirectiveKind::StoreIn:
-    case DirectiveKind::HoistStorageRoot:
-    case DirectiveKind::ReorderStorage:
-    case DirectiveKind::AlignStorage:
-    case DirectiveKind::BoundStorage:
-    case DirectiveKind::AlignExtent:
-    case DirectiveKind::RingBuffer:
-    case DirectiveKind::Partition:
-    case DirectiveKind::Unscheduled:
-    case DirectiveKind::AllowRaceConditions:
-    case DirectiveKind::SpecializeFail:
-    case DirectiveKind::In:
-    case DirectiveKind::CloneIn: break;  // rejected above
+    default: break;  // Halide's own directives: rejected above
   }
   throw std::logic_error("apply_directive: unknown directive kind");
 }

@@ -231,12 +231,14 @@ TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a see
                                           "store_in",        "hoist_storage_root", "fuse_far",   "compute_with_update",
                                           "implicit_pure",   "reorder_storage", "align_storage", "bound_storage",
                                           "align_extent",    "ring_buffer",   "partition",       "specialize_fail",
-                                          "wrapper"};
+                                          "wrapper",         "update_order_dependent", "update_at_r"};
   for (const std::string& c : calls) without.set(c + "=0");
-  // These two rewrite what the seed drew (the siblings' compute_with, a func's pure stage):
-  // the rest is compared without them.
+  // These rewrite what the seed drew (the siblings' compute_with, a func's pure stage, an
+  // update's value or left-hand side): the rest is compared without them.
   keep_compute_with.set("compute_with_update=0");
   keep_compute_with.set("implicit_pure=0");
+  keep_compute_with.set("update_order_dependent=0");
+  keep_compute_with.set("update_at_r=0");
   const int n = 300;
   std::map<std::string, int> reached;
   for (int k = 0; k < n; ++k) {
@@ -248,6 +250,7 @@ TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a see
     // Halide's translation takes every call the generator draws (no refusal at a directive).
     REQUIRE_NOTHROW(halide::translate_to_halide(p, resolve_input(p, {})));
     for (const std::string& c : fuzz::combinations_in(p)) ++reached[c];
+    if (print_program(p).find("] - f") != std::string::npos) ++reached["update.order_dependent"];
     // The same case without the new calls is the case the seed drew before they existed.
     Program base = fuzz::generate_halide_case(fc, without).value();
     Program stripped = fuzz::generate_halide_case(fc, keep_compute_with).value();
@@ -264,7 +267,7 @@ TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a see
   }
   for (const char* c : {"prefetch", "memoize", "atomic", "store_in", "hoist_storage_root", "fuse.non_adjacent",
                         "atomic.vectorized_reduction", "reorder_storage", "align_storage", "bound_storage",
-                        "align_extent", "partition", "in"}) {
+                        "align_extent", "partition", "in", "update.at_r"}) {
     INFO(c << ": " << reached[c]);
     CHECK(reached[c] * 50 >= n);  // in at least one case of fifty
   }
@@ -272,6 +275,9 @@ TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a see
     INFO(c << ": " << reached[c]);
     CHECK(reached[c] >= 1);
   }
+  // The order-dependent update, f = g(...) - f.
+  INFO("update.order_dependent: " << reached["update.order_dependent"]);
+  CHECK(reached["update.order_dependent"] * 50 >= n);
   INFO("implicit_pure: " << reached["implicit_pure"]);
   CHECK(reached["implicit_pure"] * 100 >= n);  // in at least one case of a hundred
 }
