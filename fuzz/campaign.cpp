@@ -523,7 +523,26 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
           if (!f.halo_file.empty()) fs::remove(f.halo_file, ignored);
           return false;
         }
-        if (opts.complete_finding) {
+        // A later finding of a signature minimized already (--minimize-per-signature) is not
+        // re-run on every version either: its record takes the completed signature of the
+        // first minimized finding of that signature and says so. A repeat's completion was a
+        // third of a campaign's time when the same failure came again and again.
+        const FindingReport* first = nullptr;
+        if (opts.complete_finding && !f.not_minimized.empty())
+          for (const FindingReport& g : s.findings)
+            if (g.index == minimized_by_signature[r.signature].front() && g.record.contains("signature")) first = &g;
+        if (first) {
+          f.record["signature"] = first->record["signature"];
+          f.record["completion"] = fmt::format(
+              "not re-run on the other versions: its failure signature is case {}'s, whose signature and history "
+              "these are (--minimize-per-signature 0 re-runs every finding)",
+              first->index);
+          if (!f.json_file.empty() && !write(f.json_file, f.record.dump(2, ' ', false, kReplaceInvalidUtf8) + "\n")) {
+            std::error_code ignored;
+            if (!f.halo_file.empty()) fs::remove(f.halo_file, ignored);
+            return false;
+          }
+        } else if (opts.complete_finding) {
           report("completing");
           Clock::time_point completion_start = Clock::now();
           struct AddTime {

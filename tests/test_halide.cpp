@@ -656,6 +656,11 @@ realize (n = {}) over (0, 8)
   CandidateOptions ho = fast_candidate_options();
   const Candidate& halide_c = halide::halide_candidate();
   Limits lim = fuzz::default_case_limits();
+  // Completed as `halo fuzz` completes them: the first two re-run on every version.
+  opts.complete_record_keys = {"signature"};
+  opts.complete_finding = [&](fuzz::FindingReport& f, const std::function<bool()>& stop) {
+    fuzz::complete_candidate_finding(f, halide_c, ho, stop);
+  };
   fuzz::CampaignSummary s = fuzz::run_campaign(
       opts, [&](const Program& p) { return fuzz::check_candidate_case(halide_c, p, lim, ho); });
   REQUIRE(s.findings.size() == 4);
@@ -666,10 +671,19 @@ realize (n = {}) over (0, 8)
     CHECK(f.record["case_signature"] == s.findings[0].record["case_signature"]);
     std::ifstream in(f.halo_file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(f.record.contains("signature"));
     if (i < 2) {
       CHECK(f.not_minimized.empty());
       CHECK_FALSE(f.record["shrink"].contains("not_minimized"));
+      CHECK(f.record.contains("history"));
+      CHECK_FALSE(f.record.contains("completion"));
     } else {
+      // Not re-run on the other versions: the first minimized finding's signature, said so.
+      CHECK(f.record["signature"] == s.findings[0].record["signature"]);
+      CHECK_FALSE(f.record.contains("history"));
+      CHECK_THAT(f.record["completion"].get<std::string>(), Catch::Contains("not re-run on the other versions"));
+      std::ifstream json(f.json_file);
+      CHECK(nlohmann::json::parse(json)["signature"] == f.record["signature"]);
       CHECK(f.record["shrink"]["not_minimized"].get<std::string>().find("in cases 0, 1 (at most 2 per signature") !=
             std::string::npos);
       CHECK_THAT(text, Catch::Contains("not minimized: its signature was minimized already"));

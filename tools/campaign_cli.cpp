@@ -450,7 +450,8 @@ void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o) {
       ->capture_default_str();
   cmd->add_option("--minimize-per-signature", o.minimize_per_signature,
                   "minimize at most this many findings of one candidate failure signature per process; later ones "
-                  "are filed as generated, their record naming the minimized cases (0: minimize every finding)")
+                  "are filed as generated and not re-run on the other versions, their record naming the minimized "
+                  "cases and taking the first one's signature (0: minimize and re-run every finding)")
       ->check(unsigned_integer())
       ->capture_default_str();
   cmd->add_option("--max-steps", o.max_steps, "per case: stop an evaluation after this many steps (not a finding)")
