@@ -498,6 +498,8 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide-traced-saturating-abs-int64-wrong-output.halo", "newer:halide-wrong_output:memcheck_run"},
       {"halide-traced-lerp-pos-inf-handle-rejected.halo", "newer:halide-rejected:memcheck_compile"},
       {"halide-predicate-stores-round-producer-heap-overrun.halo", "newer:halide-memory_violation:run"},
+      {"halide-ring-buffer-update-stage-wrong-output.halo", "newer:halide-wrong_output:run"},
+      {"halide-fused-guarded-split-rdom-predicate-heap-overrun.halo", "newer:halide-memory_violation:run"},
   };
   Limits lim = fuzz::default_case_limits();
   CandidateOptions ho = fast_candidate_options();
