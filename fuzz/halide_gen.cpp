@@ -297,19 +297,21 @@ class Builder {
     for (size_t i = 0; i + 1 < funcs_.size(); ++i) {
       const std::string& f = funcs_[i].name;
       if (implicit_.count(f)) continue;  // Halide names its storage dimensions itself
+      // A storage dimension: x, or y half the time in 2-D.
+      auto axis = [&] { return two_d_ && chance(50) ? "y" : "x"; };
       if (two_d_ && chance(w_["reorder_storage"])) add(DirectiveKind::ReorderStorage, fmt::format("reorder_storage({}, y, x)", f));
       if (chance(w_["align_storage"])) {
-        const char* v = two_d_ && chance(50) ? "y" : "x";
+        const char* v = axis();
         int alignment = 1 << small_int(1, 4);
         add(DirectiveKind::AlignStorage, fmt::format("align_storage({}, {}, {})", f, v, alignment));
       }
       if (chance(w_["bound_storage"])) {
-        const char* v = two_d_ && chance(50) ? "y" : "x";
+        const char* v = axis();
         int extent = small_int(1, 2 * c_.max_window);
         add(DirectiveKind::BoundStorage, fmt::format("bound_storage({}, {}, {})", f, v, extent));
       }
       if (chance(w_["align_extent"])) {
-        const char* v = two_d_ && chance(50) ? "y" : "x";
+        const char* v = axis();
         int modulus = small_int(2, 5);
         add(DirectiveKind::AlignExtent, fmt::format("align_extent({}, {}, {})", f, v, modulus));
       }

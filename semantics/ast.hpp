@@ -397,9 +397,10 @@ struct Directive {
   // side does instead; the Halide translation runs it as written.
   bool tail_auto = false;
   std::string tail_note, default_note, formal_note;
-  // The directive schedules the intermediate func a named rfactor made
-  // (`rfactor(<f, j, s, r>, u, intm)`; d.func or d.loop.func is intm): Halide's alone, set by
-  // the parser from the rfactor before it (semantics/parser.cpp, mark_rfactor_intermediates).
+  // The directive schedules a func one of Halide's calls made: the intermediate of a named
+  // rfactor (`rfactor(<f, j, s, r>, u, intm)`) or a wrapper (`in(f, g, w)`, `clone_in`);
+  // d.func or d.loop.func is that func. Halide's alone, set by the parser from the call
+  // before it (semantics/parser.cpp, mark_made_funcs).
   bool on_intermediate = false;
   // A swap that Halide's call does by itself: `fuse(f, inner, outer, t)` of loops that are
   // not adjacent, which Halide's Stage::fuse makes adjacent by moving `outer` next to `inner`

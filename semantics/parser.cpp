@@ -93,7 +93,7 @@ class Parser : public ParserCore {
   Directive directive();
   // Directive::on_intermediate: the directives that schedule the func a named rfactor, an in
   // or a clone_in makes.
-  void mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const;
+  void mark_made_funcs(const Pipeline& p, std::vector<Directive>& ds) const;
   VocabularyCall vocabulary_call();
   [[noreturn]] void unknown_directive(const Token& t);
   void directive_arg(Directive& d, const DirectiveParam& param);
@@ -475,7 +475,7 @@ std::vector<Directive> Parser::schedule(Program& prog) {
       if (const auto* c = std::get_if<VocabularyCall>(&it); c && (c->word == "compute_root" || c->word == "store_root"))
         prog.halide_roots.emplace_back(c->word, c->func.text);
   std::vector<Directive> out = expand_schedule(prog.pipeline, items, file_, prog.schedule_mode);
-  mark_rfactor_intermediates(prog.pipeline, out);
+  mark_made_funcs(prog.pipeline, out);
   mark_atomic_traversals(out);
   return out;
 }
@@ -514,7 +514,7 @@ std::vector<Directive> Parser::autoscheduled(Program& prog, SourceLoc keyword) {
 // it are Halide's alone (Directive::on_intermediate, is_halide_only): its loops and its
 // placement, which the Halide translation applies to the Func rfactor returned and the
 // formal side leaves out (docs/halide.md, "Halide-only directives").
-void Parser::mark_rfactor_intermediates(const Pipeline& p, std::vector<Directive>& ds) const {
+void Parser::mark_made_funcs(const Pipeline& p, std::vector<Directive>& ds) const {
   // intermediate or wrapper -> the directive that names it (an rfactor's third argument, the
   // last of an in or clone_in)
   std::map<std::string, const Directive*> made;
@@ -710,7 +710,7 @@ Directive Parser::directive() {
     directive_arg(d, param);
   }
   // rfactor's optional third argument names the intermediate func, which the schedule may
-  // then schedule (mark_rfactor_intermediates).
+  // then schedule (mark_made_funcs).
   if (d.kind == DirectiveKind::Rfactor && accept(",")) d.names.push_back(name("the intermediate func's name"));
   if (at(",")) wrong_arity(d.kind, peek().loc);
   expect_close(")", open);

@@ -554,7 +554,7 @@ void check_schedule_funcs(Checker& c) {
   for (const Directive& d : *c.prog.schedule)
     for (const Name* n : directive_funcs(d))
       if (d.on_intermediate && (n == &d.loop.func) != (d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt))
-        continue;  // the rfactor intermediate, Halide's (parser.cpp, mark_rfactor_intermediates)
+        continue;  // the rfactor intermediate, Halide's (parser.cpp, mark_made_funcs)
       else if (d.kind == DirectiveKind::Prefetch && n == &d.func && c.pipe().find_input(n->text))
         continue;  // Halide prefetches an input buffer as it does a func
       else if (c.pipe().find_input(n->text))

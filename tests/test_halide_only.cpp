@@ -4,6 +4,7 @@
 // formal directives; halo's own lowering refuses them at the directive; formal_part keeps
 // what halo's rules can check; and `--target halide@all` runs each bundled example in
 // every installed Halide, a version without the directive saying not_expressible.
+#include "candidates/halide/halide_oracle.hpp"
 #include "candidates/halide/plan.hpp"
 #include "candidates/halide/versions.hpp"
 #include "interp/input.hpp"
@@ -583,4 +584,21 @@ TEST_CASE("a clone of a wrapped func: the recall benchmark's clone-in-of-wrapped
   nlohmann::json other = oracle_variant("wrapper_in.halo", "  clone_in(h, out, h_out);", "  clone_in(g, out, h_out);");
   // The clone of g comes after g's wrapper here too: the same internal error.
   for (const auto& row : other["matrix"]) CHECK(row["outcome"] == "internal_error");
+}
+
+TEST_CASE("a race the schedule allows forgives another output only when a reduction loop races", "[halide-only]") {
+  auto races = [](const std::string& sched) {
+    return halide::races_allowed(test::parse_valid(kPipe + "schedule { " + sched + " }\n"));
+  };
+  CHECK(races("allow_race_conditions(<g, 0, 1>); traverse(<g, 0, 1, r>, parallel);"));
+  CHECK(races("allow_race_conditions(<g, 0, 1>); traverse(<g, 0, 1, r>, vectorized);"));
+  // A loop split from the reduction variable is a reduction loop too.
+  CHECK(races("allow_race_conditions(<g, 0, 1>); split(<g, 0, 1, r>, ro, ri, 2, guard); "
+              "traverse(<g, 0, 1, ro>, parallel);"));
+  // A pure loop of the stage in parallel is no race: its values are promised.
+  CHECK_FALSE(races("allow_race_conditions(<g, 0, 1>); traverse(<g, 0, 1, y>, parallel);"));
+  // Without allow_race_conditions (atomic instead), or with it but no racing loop.
+  CHECK_FALSE(races("atomic(<g, 0, 1>); traverse(<g, 0, 1, r>, parallel);"));
+  CHECK_FALSE(races("allow_race_conditions(<g, 0, 1>);"));
+  CHECK_FALSE(races("split(<out, 0, 0, x>, xo, xi, 2, guard);"));
 }

@@ -136,18 +136,6 @@ const char* specialize_fail_promised(const Program& prog, const Input& in, const
   return nullptr;
 }
 
-// A stage that allows races and has a parallel or vectorized reduction loop: Halide promises
-// no value for it (Func.h, allow_race_conditions: "may result in a non-deterministic routine
-// that returns different values"), so another output is not a divergence.
-bool races_allowed(const Program& prog) {
-  if (!prog.schedule) return false;
-  std::set<std::tuple<std::string, int64_t, int64_t>> allowed;
-  for (const Directive& d : *prog.schedule)
-    if (d.kind == DirectiveKind::AllowRaceConditions) allowed.emplace(d.loop.func.text, d.loop.spec, d.loop.stage);
-  return std::any_of(prog.schedule->begin(), prog.schedule->end(), [&](const Directive& d) {
-    return d.on_atomic && allowed.count({d.loop.func.text, d.loop.spec, d.loop.stage});
-  });
-}
 
 const OwnDirectiveCheck* own_directive_check(const Program& prog, const std::string& message) {
   if (!prog.schedule) return nullptr;
@@ -785,6 +773,30 @@ const char* outcome_name(HalideOutcome o) {
 bool is_violation(HalideOutcome o) {
   return o == HalideOutcome::WrongOutput || o == HalideOutcome::MemoryViolation || o == HalideOutcome::Crash ||
          o == HalideOutcome::InternalError || o == HalideOutcome::AutoschedulerError;
+}
+
+bool races_allowed(const Program& prog) {
+  if (!prog.schedule) return false;
+  using Stage = std::tuple<std::string, int64_t, int64_t>;
+  // Each race-allowed update stage's reduction loops: its rdom's variables, and the loops a
+  // split or fuse of one of them makes (fig. 2.11: they stay reduction loops).
+  std::map<Stage, std::set<std::string>> reduction;
+  for (const Directive& d : *prog.schedule) {
+    if (d.kind != DirectiveKind::AllowRaceConditions || d.loop.stage < 1) continue;
+    const FuncDef* f = prog.pipeline.find(d.loop.func.text);
+    if (!f || size_t(d.loop.stage) > f->updates.size()) continue;
+    auto& loops = reduction[{d.loop.func.text, d.loop.spec, d.loop.stage}];
+    for (const RVar& r : f->updates[size_t(d.loop.stage) - 1].rdom) loops.insert(r.name.text);
+  }
+  for (const Directive& d : *prog.schedule) {
+    auto it = reduction.find({d.loop.func.text, d.loop.spec, d.loop.stage});
+    if (it == reduction.end() || !it->second.count(d.loop.var.text)) continue;
+    if (d.kind == DirectiveKind::Split) it->second.insert({d.names[0].text, d.names[1].text});
+    if (d.kind == DirectiveKind::Fuse) it->second.insert(d.names[0].text);
+    if (d.kind == DirectiveKind::Traverse && (d.order == Traversal::Parallel || d.order == Traversal::Vectorized))
+      return true;
+  }
+  return false;
 }
 
 bool halide_ran(HalideOutcome o) {

@@ -44,6 +44,12 @@ const char* outcome_name(HalideOutcome o);
 bool is_finding(HalideOutcome o);          // a violation or a divergence
 bool is_violation(HalideOutcome o);        // wrong_output, memory_violation, crash, internal_error
 bool halide_ran(HalideOutcome o);          // Halide compiled the case and ran it on z
+// Whether the schedule lets a reduction loop of a stage race (allow_race_conditions, and a
+// parallel or vectorized traversal of one of that stage's reduction loops): Halide promises
+// no value then (Func.h: "may result in a non-deterministic routine that returns different
+// values"), so another output than the reference is not a divergence. A race-allowed stage
+// whose reduction loops stay serial promises its values as any stage does.
+bool races_allowed(const Program& prog);
 
 struct HalideOptions {
   int version = 0;               // the Halide major version (versions.hpp); 0 = the newest installed

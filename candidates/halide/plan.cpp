@@ -520,6 +520,19 @@ class Translator {
     plan_.schedule.push_back(std::move(c));
   }
 
+  // A func Halide's own call makes (a named rfactor's intermediate, a wrapper) gets the
+  // thesis's default placement in the plain `schedule { }`, as every func does: the root,
+  // unless the schedule places it (its compute_at and store_at come later).
+  void place_at_root_by_default(const std::string& f, const Directive& d) {
+    if (plan_.halide_mode) return;
+    for (HlCall::Kind k : {HlCall::Kind::ComputeRoot, HlCall::Kind::StoreRoot}) {
+      HlCall r;
+      r.kind = k;
+      r.func = f;
+      push(std::move(r), d);
+    }
+  }
+
   // Specializations whose condition equals an earlier one's: Halide's Stage::specialize
   // returns the existing specialization for an equal condition, and in §2.8.1's chain of
   // ifs the later copy never runs. (func, k) -> the earlier j.
@@ -729,16 +742,7 @@ class Translator {
         c.loops = {ls[k].loop, u};
         if (d.names.size() > 1) intermediate(d, ls, k, u, c);
         push(std::move(c), d);
-        if (d.names.size() > 1 && !plan_.halide_mode) {
-          // The thesis's default placement, as for every func: the root, unless the schedule
-          // places the intermediate (its compute_at and store_at come later).
-          for (HlCall::Kind k2 : {HlCall::Kind::ComputeRoot, HlCall::Kind::StoreRoot}) {
-            HlCall r;
-            r.kind = k2;
-            r.func = d.names[1].text;
-            push(std::move(r), d);
-          }
-        }
+        if (d.names.size() > 1) place_at_root_by_default(d.names[1].text, d);
         return;
       }
       case DirectiveKind::ComputeWith: {
@@ -880,15 +884,7 @@ class Translator {
         loops_[StageKey{c.text, 0, 0}] = std::move(pure);
         std::string wrapper = c.text;
         push(std::move(c), d);
-        if (!plan_.halide_mode) {
-          // The thesis's default placement, as for every func and for an rfactor's intermediate.
-          for (HlCall::Kind k2 : {HlCall::Kind::ComputeRoot, HlCall::Kind::StoreRoot}) {
-            HlCall r;
-            r.kind = k2;
-            r.func = wrapper;
-            push(std::move(r), d);
-          }
-        }
+        place_at_root_by_default(wrapper, d);
         return;
       }
       case DirectiveKind::SpecializeFail: {
