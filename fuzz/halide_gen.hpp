@@ -85,10 +85,7 @@ struct HalideGenWeights {
       // Halide's calls that never change values, drawn after everything else (a seed's case
       // only gains them): the rest of Halide's scheduling API, issue 32.
       {"update_order_dependent", 15},  // an update written f = g(x + r, y) - f: its value depends on the reduction order
-      // An update written at r, f(r, y) = f(r, y) + g(r, y): a scatter over the rdom's range.
-      // Off by default: shrinking a finding of such a case crashed halo (a segfault in boost's big-integer code in
-      // the case's thread, seed 2 at --time 60), to be fixed before it is drawn again.
-      {"update_at_r", 0},
+      {"update_at_r", 15},     // an update written at r, f(r, y) = f(r, y) + g(r, y): a scatter over the rdom's range
       {"implicit_pure", 40},   // a func whose update is f[x, y] + e (or f[r, y] + e) has no pure stage (Halide's implicit one, f = 0)
       {"compute_with_update", 40},  // the compute_with of two siblings names an update stage of one or both
       {"fuse_far", 20},        // two loops of a func with others between them are fused (Halide's fuse moves loops)

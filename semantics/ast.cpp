@@ -93,6 +93,20 @@ bool same_expr(const Expr& a, const Expr& b) {
   return false;
 }
 
+// The operator of Halide's `f(lhs) op= e` an update spells (lhs) <- f[lhs] op e, if it does.
+std::optional<Op> compound_update_op(const FuncDef& f, const UpdateStage& u) {
+  if (!u.value || u.value->kind != ExprKind::Op) return std::nullopt;
+  const auto& o = as<OpNode>(u.value);
+  if (!(o.op == Op::Add || o.op == Op::Sub || o.op == Op::Mul || o.op == Op::Div) || o.args.size() != 2 ||
+      o.args[0]->kind != ExprKind::Call)
+    return std::nullopt;
+  const auto& self = as<CallNode>(o.args[0]);
+  if (self.func != f.name.text || self.args.size() != u.lhs.size()) return std::nullopt;
+  for (size_t i = 0; i < u.lhs.size(); ++i)
+    if (!same_expr(self.args[i], u.lhs[i])) return std::nullopt;
+  return o.op;
+}
+
 std::optional<Type> Pipeline::declared_param_type(size_t i) const {
   return i < param_types.size() ? param_types[i] : std::nullopt;
 }

@@ -212,6 +212,12 @@ struct FuncDef {
   size_t stage_count() const { return 1 + updates.size(); }
 };
 
+// The operator of Halide's `f(lhs) op= e` that an update of f spells (lhs) <- f[lhs] op e
+// (op + - * /), if it does: the parser makes such a first stage f's implicit pure
+// definition, and validity keeps every program that has one in that form (a reduction of
+// a finding may not rewrite it into another).
+std::optional<Op> compound_update_op(const FuncDef& f, const UpdateStage& u);
+
 // An input buffer (Halide's ImageParam, Input<Buffer<T>>): n-dimensional, of one type, its
 // box and contents given by the realization (`with img = image("photo.png")`). It is read
 // like a func, img[e1, ..., en]; a read outside its buffer is ε_mem (Theorem 2.1), and the

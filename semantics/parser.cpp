@@ -88,7 +88,6 @@ class Parser : public ParserCore {
   std::vector<Directive> autoscheduled(Program& prog, SourceLoc keyword);
   size_t arguments_ahead() const;
   bool halide_fuse_ahead() const;
-  std::optional<Op> compound_update_op(const FuncDef& f, const UpdateStage& u) const;
   void mark_atomic_traversals(std::vector<Directive>& ds) const;
   Directive directive();
   // Directive::on_intermediate: the directives that schedule the func a named rfactor, an in
@@ -369,20 +368,6 @@ void Parser::add_stage(FuncDef& f, Stage stage, SourceLoc start) const {
   }
   if (!is_update) fail(start, "every stage after the first must be an update: (e1, ..., en) <- value");
   f.updates.push_back(std::get<UpdateStage>(std::move(stage)));
-}
-
-// The operator of Halide's `f(lhs) op= e` an update spells (lhs) <- f[lhs] op e, if it does.
-std::optional<Op> Parser::compound_update_op(const FuncDef& f, const UpdateStage& u) const {
-  if (!u.value || u.value->kind != ExprKind::Op) return std::nullopt;
-  const auto& o = as<OpNode>(u.value);
-  if (!(o.op == Op::Add || o.op == Op::Sub || o.op == Op::Mul || o.op == Op::Div) || o.args.size() != 2 ||
-      o.args[0]->kind != ExprKind::Call)
-    return std::nullopt;
-  const auto& self = as<CallNode>(o.args[0]);
-  if (self.func != f.name.text || self.args.size() != u.lhs.size()) return std::nullopt;
-  for (size_t i = 0; i < u.lhs.size(); ++i)
-    if (!same_expr(self.args[i], u.lhs[i])) return std::nullopt;
-  return o.op;
 }
 
 // `(x) <- e` is an update while `(x) + 1` is a pure stage, and only the token after the

@@ -308,6 +308,21 @@ void check_pure_stage(Checker& c) {
                                         f.name.text, f.name.text));
 }
 
+// Halide's implicit pure definition (FuncDef::implicit_pure) is written only as a first
+// update `(lhs) <- f[lhs] op e` with that op: the parser builds no other, and a program
+// rewritten by hand or by a reduction must keep the form, or it would mean another program
+// than the one Halide is given (its pure definition would no longer be op's identity).
+void check_implicit_pure(Checker& c) {
+  for (const FuncDef& f : c.pipe().funcs) {
+    if (!f.implicit_pure) continue;
+    SourceLoc at = f.updates.empty() ? f.loc : f.updates[0].loc;
+    if (f.updates.empty() || compound_update_op(f, f.updates[0]) != f.implicit_pure)
+      c.report(at, fmt::format("func '{}' has Halide's implicit pure definition, so its first stage must be an "
+                               "update ({}) <- {}[{}] {} e",
+                               f.name.text, "lhs", f.name.text, "lhs", op_name(*f.implicit_pure)));
+  }
+}
+
 // Def. 2.7 (syntactic separation): in every update stage U_j of f, for each pure variable
 // x_i of f that occurs anywhere in U_j, every access f[e_1..e_n] in U_j and the left-hand
 // side must have e_i ≡ x_i (the variable itself, syntactically).
@@ -656,6 +671,7 @@ std::vector<Diagnostic> validate_program(const Program& prog) {
   check_output_func(c);
   check_definition_order(c);
   check_pure_stage(c);
+  check_implicit_pure(c);
   check_syntactic_separation(c);
   check_arity(c);
   check_scoping(c);

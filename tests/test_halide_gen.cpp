@@ -280,4 +280,7 @@ TEST_CASE("halide generator: the rest of Halide's scheduling API, added to a see
   CHECK(reached["update.order_dependent"] * 50 >= n);
   INFO("implicit_pure: " << reached["implicit_pure"]);
   CHECK(reached["implicit_pure"] * 100 >= n);  // in at least one case of a hundred
+  // The update written at r, the scatter of the recall bug implicit-pure-def-rvar-bounds.
+  INFO("update.at_r: " << reached["update.at_r"]);
+  CHECK(reached["update.at_r"] * 100 >= n);
 }

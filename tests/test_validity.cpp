@@ -2,6 +2,7 @@
 // phase order): for every rule one valid and one invalid program, the thesis's own
 // examples, the invalid corpus tests/invalid/validity_*.halo, and robustness (validation
 // never crashes, whatever tree it is given).
+#include "fuzz/reduce.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
 
@@ -485,4 +486,53 @@ realize (w = 1) over (0, 16), (0, 12)
       REQUIRE_NOTHROW(validate_program(p));
     }
   CHECK(accepted > 0);
+}
+
+// A reduction of a finding rewrites expressions one node at a time; one of Halide's
+// implicit pure definitions must keep its `(lhs) <- f[lhs] op e` form, or the program would
+// mean another than the one Halide is given (and its translation had nothing to take `e`
+// from: shrinking such a finding crashed halo).
+TEST_CASE("an implicit pure definition keeps its f(lhs) op= e form, through every reduction", "[validity]") {
+  const std::string src = R"(
+pipeline h() {
+  fun g(x, y) = { x + y }
+  fun h(x, y) = { rdom(r = (0, 3)) in (r, y) <- h[r, y] + g[r, y] * 2 }
+}
+realize () over (-2, 6), (0, 3)
+)";
+  Program p = parse_program(src, "h.halo");
+  REQUIRE(validate(src).empty());
+  REQUIRE(p.pipeline.funcs[1].implicit_pure == Op::Add);
+  auto rewritten = [&](auto edit) {
+    Program q = p;
+    edit(q.pipeline.funcs[1].updates[0]);
+    return validate_program(q);
+  };
+  auto says_form = [](const std::vector<Diagnostic>& d) {
+    return std::any_of(d.begin(), d.end(), [](const Diagnostic& x) {
+      return x.message.find("implicit pure definition, so its first stage must be an update (lhs) <- h[lhs] + e") !=
+             std::string::npos;
+    });
+  };
+  CHECK(says_form(rewritten([](UpdateStage& u) { u.value = make_const(Value(int64_t{0})); })));
+  CHECK(says_form(rewritten([](UpdateStage& u) { u.value = as<OpNode>(u.value).args[1]; })));
+  CHECK(says_form(rewritten([](UpdateStage& u) {
+    u.value = make_op(Op::Sub, {as<OpNode>(u.value).args[0], as<OpNode>(u.value).args[1]});
+  })));
+  CHECK(says_form(rewritten([](UpdateStage& u) { u.lhs[0] = make_const(Value(int64_t{0})); })));
+  CHECK_FALSE(says_form(rewritten([](UpdateStage& u) {
+    u.value = make_op(Op::Add, {as<OpNode>(u.value).args[0], make_const(Value(int64_t{1}))});
+  })));
+  // Every variant the shrinker offers and keeps is in the form.
+  size_t kept = 0, offered = 0;
+  fuzz::for_each_simpler_variant(p, [&](Program v) {
+    ++offered;
+    if (!fuzz::is_valid_case(v)) return false;
+    ++kept;
+    const FuncDef& h = v.pipeline.funcs.back();
+    if (h.implicit_pure) CHECK(compound_update_op(h, h.updates.at(0)) == h.implicit_pure);
+    return false;
+  });
+  CHECK(offered > kept);
+  CHECK(kept > 0);
 }
