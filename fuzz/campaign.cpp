@@ -102,12 +102,13 @@ std::string finding_text(const FindingReport& f, const CampaignOptions& opts) {
   // the finding's detail (computed on that text) are the file's own.
   std::string out = print_program(f.minimized);
   out += fmt::format("\n# halo {} finding: {}\n", opts.target == "engine" ? "comply" : "fuzz", f.kind);
+  std::string at_window = f.window ? fmt::format(" at its window {} (--windows)", f.window) : "";
   if (f.not_minimized.empty())
-    out += fmt::format("# seed {}, case {} (size {}); minimized in {} steps ({} candidates checked)\n", opts.seed,
-                       f.index, f.seed.size, f.shrink_steps, f.shrink_tries);
+    out += fmt::format("# seed {}, case {} (size {}){}; minimized in {} steps ({} candidates checked)\n", opts.seed,
+                       f.index, f.seed.size, at_window, f.shrink_steps, f.shrink_tries);
   else
-    out += fmt::format("# seed {}, case {} (size {}); not minimized: {}\n", opts.seed, f.index, f.seed.size,
-                       f.not_minimized);
+    out += fmt::format("# seed {}, case {} (size {}){}; not minimized: {}\n", opts.seed, f.index, f.seed.size,
+                       at_window, f.not_minimized);
   out += "# " + replace_all(f.detail, "\n", "\n# ") + "\n";
   if (!opts.reproduce.empty())
     out += "# reproduce: " + replace_all(opts.reproduce, "{file}", f.halo_file.empty() ? "THIS_FILE" : f.halo_file) +
@@ -122,6 +123,7 @@ nlohmann::json CampaignSummary::to_json() const {
           {"seed", seed},
           {"shard", fmt::format("{}/{}", shard, shards)},
           {"cases", cases},
+          {"programs", programs},
           {"passed", passed},
           {"vacuous", vacuous},
           {"findings", findings.size()},
@@ -142,7 +144,7 @@ nlohmann::json CampaignSummary::to_json() const {
 }
 
 nlohmann::json CampaignProgress::to_json() const {
-  return {{"cases", cases},     {"findings", findings},        {"limits", limits},
+  return {{"cases", cases},     {"programs", programs},        {"findings", findings},        {"limits", limits},
           {"seconds", seconds}, {"working", working},          {"current_case", current_case},
           {"current_for", current_for}, {"phase", phase},      {"jobs", jobs},
           {"next_case", next_case}};
@@ -151,6 +153,7 @@ nlohmann::json CampaignProgress::to_json() const {
 CampaignProgress CampaignProgress::from_json(const nlohmann::json& j) {
   CampaignProgress p;
   p.cases = j.value("cases", uint64_t(0));
+  p.programs = j.value("programs", uint64_t(0));
   p.findings = j.value("findings", uint64_t(0));
   p.limits = j.value("limits", uint64_t(0));
   p.seconds = j.value("seconds", 0.0);
@@ -166,6 +169,7 @@ CampaignProgress CampaignProgress::from_json(const nlohmann::json& j) {
 CampaignProgress progress_of(const CampaignSummary& s) {
   CampaignProgress p;
   p.cases = s.cases;
+  p.programs = s.programs;
   p.findings = s.findings.size();
   p.limits = s.limits;
   p.seconds = s.seconds;
@@ -424,27 +428,53 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
       r.kind = "generator";
       r.detail = std::string("the case generator failed: ") + e.what();
     }
+    auto count = [&](const CaseResult& c) {
+      ++s.cases;
+      if (c.verdict == CaseResult::Verdict::Pass) ++(c.vacuous ? s.vacuous : s.passed);
+      if (c.verdict == CaseResult::Verdict::Limit) ++s.limits;
+    };
+    uint64_t window = 0;  // which of the program's windows decided the case (--windows)
     if (r.kind != "generator") {
-      Clock::time_point case_start = Clock::now();
-      r = check(prog);
-      s.case_seconds += since(case_start);
-      // Interrupted while a candidate worked on it (a Ctrl-C or the deadline abandons the
-      // Halide worker's case at once): the case was not decided, is not counted, and
-      // --resume runs it again.
-      if (r.verdict == CaseResult::Verdict::Limit && halt()) {
-        note_halt();
-        abandoned = true;
-        s.working = false;
-        return false;
+      const Program drawn = prog;
+      const rc::Shrinkable<Program> drawn_shrinkable = shrinkable;
+      for (uint64_t j = 0; j < std::max<uint64_t>(opts.windows, 1); ++j) {
+        if (j > 0) {
+          // The program's other windows run after a pass on its own, each a case (a
+          // candidate may realize them with one compile): a failure is the case's finding,
+          // and is shrunk at the window that failed.
+          if (r.verdict != CaseResult::Verdict::Pass || !drawn.realize || halt() ||
+              (opts.seconds > 0 && since(t0) >= opts.seconds))
+            break;
+          count(r);
+          auto at_window = [w = case_window(cs, j, drawn.realize->window)](Program p) {
+            for (size_t d = 0; d < p.realize->window.size() && d < w.size(); ++d) p.realize->window[d] = w[d];
+            return p;
+          };
+          prog = at_window(drawn);
+          shrinkable = rc::shrinkable::map(drawn_shrinkable, at_window);
+          window = j;
+        }
+        Clock::time_point case_start = Clock::now();
+        r = check(prog);
+        s.case_seconds += since(case_start);
+        // Interrupted while a candidate worked on it (a Ctrl-C or the deadline abandons the
+        // Halide worker's case at once): the case was not decided, is not counted, and
+        // --resume runs it again.
+        if (r.verdict == CaseResult::Verdict::Limit && halt()) {
+          note_halt();
+          abandoned = true;
+          s.working = false;
+          return false;
+        }
+        s.coverage.add_case(prog, r.outcomes);
       }
-      s.coverage.add_case(prog, r.outcomes);
     }
-    ++s.cases;
-    if (r.verdict == CaseResult::Verdict::Pass) ++(r.vacuous ? s.vacuous : s.passed);
-    if (r.verdict == CaseResult::Verdict::Limit) ++s.limits;
+    ++s.programs;
+    count(r);
     if (r.is_finding()) {
       FindingReport f;
       f.index = k;
+      f.window = window;
       f.seed = cs;
       f.original_detail = r.detail;
       if (r.kind == "generator") {
@@ -502,6 +532,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
                     {"detail", f.detail},
                     {"original_detail", f.original_detail},
                     {"fuzzer_input", to_hex(encode_case_bytes(cs))},
+                    {"window", f.window},
                     {"shrink", {{"steps", f.shrink_steps},
                                 {"tries", f.shrink_tries},
                                 {"original_chars", f.original_chars},

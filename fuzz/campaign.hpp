@@ -55,6 +55,11 @@ struct CampaignOptions {
   std::string target = "self";  // names the findings and the record
   uint64_t seed = 1;
   uint64_t cases = 0;           // case indices 0..cases-1 (0: no bound; then `seconds` must be set)
+  // Each program drawn is run on this many output windows: the one drawn, then others of
+  // the case's key (case_window), as long as it passes. A compiler under test compiles a
+  // pipeline once for all of them, as its users do (a Halide JIT pipeline realizes any
+  // output buffer): more cases per second where the compile is the cost.
+  uint64_t windows = 1;
   double seconds = 0;           // stop starting new cases after this long (0: no limit)
   uint64_t shard = 0, shards = 1;
   std::string out_dir;          // where findings go ("": not written)
@@ -125,6 +130,7 @@ void remove_stale_temporaries(const std::string& dir);
 
 struct FindingReport {
   uint64_t index = 0;   // the case
+  uint64_t window = 0;  // the program's window that failed (0: the drawn one; CampaignOptions::windows)
   CaseSeed seed;
   std::string kind, detail;
   std::string original_detail;
@@ -139,7 +145,8 @@ struct FindingReport {
 struct CampaignSummary {
   std::string target;
   uint64_t seed = 0, shard = 0, shards = 1;
-  uint64_t cases = 0;       // cases run by this shard
+  uint64_t cases = 0;       // cases run by this shard (a program on one of its windows)
+  uint64_t programs = 0;    // programs drawn (cases / programs <= CampaignOptions::windows)
   uint64_t passed = 0, limits = 0, duplicates = 0;
   uint64_t vacuous = 0;  // passes where the engine gave up (`assert 0`): not counted in passed
   std::vector<FindingReport> findings;  // distinct findings (same kind and minimized case: one)
@@ -183,7 +190,7 @@ struct CampaignSummary {
 
 // What a progress line shows: the campaign's counts and what it works on now.
 struct CampaignProgress {
-  uint64_t cases = 0, findings = 0, limits = 0;
+  uint64_t cases = 0, programs = 0, findings = 0, limits = 0;
   double seconds = 0;
   // The case being worked on and for how long, in which phase ("case", "shrinking",
   // "completing"); with several jobs, the one a job has been on longest.

@@ -202,6 +202,7 @@ CampaignProgress merged_progress(const std::vector<Job>& jobs, double seconds) {
   for (const Job& job : jobs) {
     const CampaignProgress& p = job.progress;
     m.cases += p.cases;
+    m.programs += p.programs;
     m.findings += p.findings;
     m.limits += p.limits;
     if (!job.open || !p.working) continue;
@@ -396,10 +397,12 @@ CampaignSummary run_campaign_jobs(const CampaignOptions& opts, const JobsOptions
     const nlohmann::json& f = job.final;
     if (!f.is_object()) {  // killed at the deadline: what its last progress said
       s.cases += job.progress.cases;
+      s.programs += job.progress.programs;
       s.limits += job.progress.limits;
       continue;
     }
     s.cases += f.value("cases", uint64_t(0));
+    s.programs += f.value("programs", uint64_t(0));
     s.passed += f.value("passed", uint64_t(0));
     s.vacuous += f.value("vacuous", uint64_t(0));
     s.limits += f.value("limits", uint64_t(0));

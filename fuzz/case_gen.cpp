@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <random>
 
 namespace halo::fuzz {
 
@@ -17,6 +18,28 @@ int size_of_case(uint64_t index) { return int(index % 50) * 2; }
 
 CaseSeed campaign_case(uint64_t seed, uint64_t index) {
   return CaseSeed{rc::Random::Key{seed, index, kCaseTag, 0}, size_of_case(index)};
+}
+
+std::vector<Interval> case_window(const CaseSeed& s, uint64_t j, const std::vector<Interval>& drawn) {
+  // std::mt19937_64's sequence is the standard's, unlike its distributions: so draws are
+  // taken by remainder, the same on every platform.
+  uint64_t mixed = (j + 1) * 0x9e3779b97f4a7c15ull;
+  for (uint64_t w : s.key) mixed = (mixed ^ w) * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull;
+  std::mt19937_64 rng(mixed);
+  auto below = [&](uint64_t n) { return int64_t(rng() % n); };
+  std::vector<Interval> out;
+  int64_t points = 1;
+  for (const Interval& d : drawn) {
+    int64_t min = below(19) - 9, len;
+    int64_t kind = below(16);
+    if (kind == 0) len = 0;
+    else if (kind < 4) len = 1;
+    else len = 2 + below(uint64_t(std::max<int64_t>(2 * std::min<int64_t>(d.len.small(), 1024) + 3, 1)));
+    len = std::min(len, std::max<int64_t>(4096 / std::max<int64_t>(points, 1), 1));
+    points *= std::max<int64_t>(len, 1);
+    out.push_back(Interval{Value(min), Value(len), d.loc});
+  }
+  return out;
 }
 
 CaseSeed decode_case_bytes(const uint8_t* data, size_t n) {

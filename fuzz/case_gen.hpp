@@ -40,6 +40,13 @@ CaseSeed decode_case_bytes(const uint8_t* data, size_t n);
 std::vector<uint8_t> encode_case_bytes(const CaseSeed& s);
 std::string to_hex(const std::vector<uint8_t>& bytes);
 
+// The output window of a case's j-th other window (j >= 1; `halo fuzz --windows N` runs a
+// program on N windows, the one the generator drew first): drawn from the case's key, so the
+// same every time, one interval for each of the drawn window's: a minimum in [-9, 9] and an
+// extent that is empty (1 in 16), a single point (3 in 16), or 2 up to twice the drawn
+// extent plus 4, the window's points at most 4096 (the later dimensions give way).
+std::vector<Interval> case_window(const CaseSeed& s, uint64_t j, const std::vector<Interval>& drawn);
+
 // How big the parts of a case of a given size may be.
 struct CaseGenConfig {
   ProgramGenConfig program;

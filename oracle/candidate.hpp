@@ -100,6 +100,9 @@ class Candidate {
   // Whether the candidate has scheduling directives of its own beyond fig. 2.11 (halo's
   // lowering refuses them; only the candidate runs them).
   virtual bool has_own_directives() const { return false; }
+  // How many output windows a campaign runs each program on by default (fuzz --windows):
+  // more than one when consecutive cases that differ only in their window share one compile.
+  virtual uint64_t windows_per_program() const { return 1; }
   // What `halo check --target NAME` checks beyond halo's own rules, without running the
   // candidate: throws InputError when the candidate could not run (P, z) as written.
   virtual void preflight(const Program& prog, const Input& in) const {}

@@ -5,6 +5,7 @@
 // progress line says which case holds the campaign. Checks here are functions of the
 // program (no candidate), so that the tests are about the campaign, not about Halide.
 #include "fuzz/campaign.hpp"
+#include "fuzz/case_gen.hpp"
 #include "fuzz/campaign_jobs.hpp"
 #include "fuzz/candidate_campaign.hpp"
 #include "semantics/parser.hpp"
@@ -15,6 +16,8 @@
 #include "tests/cli_support.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <rapidcheck/catch.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -313,4 +316,93 @@ TEST_CASE("completing a finding: halo refusing its own case is an error of the r
   CHECK_THAT(f.record["rerun_error"].get<std::string>(), Catch::Contains("no loop 'yo'"));
   CHECK(f.record["reproduced"] == false);
   CHECK(f.record["signature"] == "unreproduced:internal-error");
+}
+
+// --windows: each program drawn runs on several output windows, each a case; a failure at
+// one of them is the case's finding, shrunk and filed at that window.
+TEST_CASE("windows: a program runs on its drawn window, then on others of its case, and fails at the one that fails",
+          "[fuzz][campaign][jobs]") {
+  test::Scratch dir("halo_windows", "w");
+  std::set<std::string> kinds;  // the other windows' shapes the campaign met
+  // A finding exactly when the window's first extent is a single point: a property of the
+  // window, so the drawn window rarely has it and another window of the case often does.
+  auto single_point_fails = [&](const Program& p) {
+    fuzz::CaseResult r;
+    const Interval& w = p.realize->window.at(0);
+    if (w.len == Value(int64_t{0})) kinds.insert("empty");
+    if (w.len == Value(int64_t{1})) kinds.insert("single");
+    if (w.min.small() < 0) kinds.insert("negative");
+    if (w.len == Value(int64_t{1})) {
+      r.verdict = fuzz::CaseResult::Verdict::Finding;
+      r.kind = "single-point";
+      r.detail = "a window of one point";
+    }
+    return r;
+  };
+  fuzz::CampaignOptions opts;
+  opts.seed = 9;
+  opts.cases = 40;
+  opts.windows = 4;
+  opts.shrink = fuzz::ShrinkBudget{20, 30, 0};
+  opts.out_dir = dir.dir.string();
+  fuzz::CampaignSummary s = fuzz::run_campaign(opts, single_point_fails);
+  CHECK(s.programs == 40);
+  CHECK(s.cases > s.programs);
+  CHECK(s.cases <= 4 * s.programs);
+  CHECK(s.cases == s.passed + s.vacuous + s.limits + s.findings.size() + s.duplicates);
+  CHECK(kinds == std::set<std::string>{"empty", "single", "negative"});
+  size_t at_other_window = 0;
+  for (const fuzz::FindingReport& f : s.findings) {
+    INFO(f.index << " window " << f.window);
+    CHECK(f.record["window"] == f.window);
+    CHECK(f.minimized.realize->window.at(0).len == Value(int64_t{1}));
+    if (f.window == 0) continue;
+    ++at_other_window;
+    CHECK(f.window < 4);
+    std::ifstream in(f.halo_file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK_THAT(text, Catch::Contains(fmt::format("at its window {} (--windows)", f.window)));
+    // The window filed is the case's own: the finding's program reads back as it was filed.
+    CHECK(f.minimized.realize->window.size() == parse_program(text, f.halo_file).realize->window.size());
+  }
+  CHECK(at_other_window > 0);
+  // The same campaign twice is the same campaign; in three jobs too.
+  test::Scratch again("halo_windows", "again");
+  opts.out_dir = again.dir.string();
+  fuzz::CampaignSummary t = fuzz::run_campaign(opts, single_point_fails);
+  CHECK(t.cases == s.cases);
+  CHECK(finding_keys(t) == finding_keys(s));
+  test::Scratch split_dir("halo_windows", "split");
+  opts.out_dir = split_dir.dir.string();
+  fuzz::JobsOptions jobs;
+  jobs.jobs = 3;
+  fuzz::CampaignSummary split = fuzz::run_campaign_jobs(opts, jobs, single_point_fails);
+  CHECK(split.cases == s.cases);
+  CHECK(split.programs == s.programs);
+  // One window: one case per program, as before --windows.
+  opts.windows = 1;
+  opts.out_dir.clear();
+  fuzz::CampaignSummary one = fuzz::run_campaign(opts, single_point_fails);
+  CHECK(one.cases == one.programs);
+}
+
+TEST_CASE("windows: a case's other windows are its own, bounded, and reach the edges", "[fuzz][property]") {
+  rc::prop("case_window", [](uint64_t seed, uint64_t index, uint8_t j0, bool two_d) {
+    fuzz::CaseSeed cs = fuzz::campaign_case(seed, index);
+    uint64_t j = 1 + j0 % 8;
+    std::vector<Interval> drawn = {Interval{Value(int64_t{-3}), Value(int64_t{64}), {}}};
+    if (two_d) drawn.push_back(Interval{Value(int64_t{2}), Value(int64_t{32}), {}});
+    std::vector<Interval> w = fuzz::case_window(cs, j, drawn);
+    RC_ASSERT(w.size() == drawn.size());
+    RC_ASSERT(w == fuzz::case_window(cs, j, drawn));
+    int64_t points = 1;
+    for (const Interval& d : w) {
+      RC_ASSERT(d.min.small() >= -9);
+      RC_ASSERT(d.min.small() <= 9);
+      RC_ASSERT(d.len.small() >= 0);
+      RC_ASSERT(d.len.small() <= 2 * 64 + 4);
+      points *= std::max<int64_t>(d.len.small(), 1);
+    }
+    RC_ASSERT(points <= 4096);
+  });
 }

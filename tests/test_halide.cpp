@@ -10,6 +10,7 @@
 #include "candidates/halide/int32_model.hpp"
 #include "candidates/halide/isolate.hpp"
 #include "candidates/halide/plan.hpp"
+#include "candidates/halide/protocol.hpp"
 #include "candidates/halide/versions.hpp"
 #include "interp/fast_eval.hpp"
 #include "schedule/schedule.hpp"
@@ -700,6 +701,61 @@ realize (n = {}) over (0, 8)
   s = fuzz::run_campaign(opts, [&](const Program& p) { return fuzz::check_candidate_case(halide_c, p, lim, ho); });
   for (const fuzz::FindingReport& f : s.findings) CHECK(f.not_minimized.empty());
   std::filesystem::remove_all(dir);
+}
+
+// A campaign's windows of one program (fuzz --windows) share one compile in the worker;
+// only a pass is decided so, anything else again in a fresh process.
+TEST_CASE("Halide: cases that differ only in their window share one compile, and a failure is decided afresh",
+          "[halide]") {
+  const std::string algorithm = R"(
+pipeline out() {
+  fun f(x, y) = { x * 3 + y }
+  fun out(x, y) = { f[x, y] + f[x + 1, y] }
+}
+schedule { split(<out, 0, 0, x>, xo, xi, 4, guard); compute_at(f, <out, 0, 0, xo>); }
+)";
+  Program a = test::parse_valid(algorithm + "realize () over (0, 9), (0, 3)\n");
+  Program b = test::parse_valid(algorithm + "realize () over (-7, 1), (2, 5)\n");
+  Program c = test::parse_valid(algorithm + "realize () over (3, 0), (0, 2)\n");
+  // The key: the same for the three windows; another schedule, a memoize or an
+  // autoscheduler (whose estimates are the window) has another, or none.
+  auto key = [](const Program& p) {
+    return halide::compile_reuse_key(halide::CaseRequest{p, resolve_input(p, {}), true, "host"});
+  };
+  CHECK_FALSE(key(a).empty());
+  CHECK(key(a) == key(b));
+  CHECK(key(a) == key(c));
+  CHECK(key(test::parse_valid(algorithm.substr(0, algorithm.find("schedule")) + "realize () over (0, 9), (0, 3)\n")) !=
+        key(a));
+  std::string with_memoize = algorithm;
+  with_memoize.replace(with_memoize.find("compute_at"), 0, "memoize(f); ");
+  CHECK(key(test::parse_valid(with_memoize + "realize () over (0, 9), (0, 3)\n")).empty());
+  CHECK(key(test::parse_valid(algorithm.substr(0, algorithm.find("schedule")) +
+                              "schedule autoscheduler Mullapudi2016 { }\nrealize () over (0, 9), (0, 3)\n"))
+            .empty());
+  // In the long-lived worker: the first compiles, the next windows realize its pipeline
+  // and pass with its values, the empty window too.
+  halide::HalideVerdict va = run_case(a), vb = run_case(b), vc = run_case(c);
+  CHECK(va.outcome == halide::HalideOutcome::Pass);
+  CHECK(vb.outcome == halide::HalideOutcome::Pass);
+  CHECK(vc.outcome == halide::HalideOutcome::Pass);
+  CHECK(vb.compile_reused);
+  CHECK(vc.compile_reused);
+  CHECK(vb.compile_seconds == 0);
+  // A failing program (bound_storage's unchecked overrun, docs/findings) at a second window:
+  // seen with the reused compile, decided again in a fresh process, and failing there too.
+  Program first = parse_file(std::string(HALO_SOURCE_DIR) + "/docs/findings/halide-bound-storage-unchecked-overrun.halo");
+  check_program(first);
+  halide::HalideVerdict f1 = run_case(first);
+  REQUIRE(f1.finding());
+  Program second = first;
+  second.realize->window[0] = Interval{Value(int64_t{0}), Value(int64_t{2}), {}};
+  halide::HalideVerdict f2 = run_case(second);
+  CHECK(f2.finding());
+  CHECK_FALSE(f2.compile_reused);
+  bool redecided = false;
+  for (const std::string& n : f2.notes) redecided |= n.find("with the pipeline compiled for another window") != std::string::npos;
+  CHECK(redecided);
 }
 
 }  // namespace

@@ -128,8 +128,10 @@ std::string outcome_list(const std::map<std::string, uint64_t>& m) {
 }
 
 void print_summary(const fuzz::CampaignSummary& s, const CampaignCommand& c, int jobs, std::ostream& out) {
-  out << fmt::format("halo {} (target {}): {} cases, seed {}, shard {}/{}, {:.1f} s, {:.1f} cases/s{}{}\n", c.name,
-                     s.target, s.cases, s.seed, s.shard, s.shards, s.seconds, s.cases_per_second(),
+  out << fmt::format("halo {} (target {}): {} cases{}, seed {}, shard {}/{}, {:.1f} s, {:.1f} cases/s{}{}\n", c.name,
+                     s.target, s.cases,
+                     s.programs != s.cases ? fmt::format(" ({} programs, each on up to several windows: --windows)", s.programs) : "",
+                     s.seed, s.shard, s.shards, s.seconds, s.cases_per_second(),
                      jobs > 1 ? fmt::format(" ({} jobs)", jobs) : "", s.interrupted ? " (interrupted)" : "");
   if (s.cut_by_time)
     out << "  --time ran out in the middle of work: the case in progress was left for --resume, a shrink kept its "
@@ -427,9 +429,13 @@ void add_campaign_options(CLI::App* cmd, CampaignCliOptions& o) {
   o.app = cmd;
   o.identity_options = {"--seed",         "--cases",     "--time",      "--shard",       "--max-findings",
                         "--shrink-tries", "--shrink-time", "--max-steps", "--case-timeout",
-                        "--minimize-per-signature"};
+                        "--minimize-per-signature", "--windows"};
   cmd->add_option("--cases", o.cases, "run this many cases (default 1000 unless --time is given)")
       ->check(unsigned_integer() & CLI::PositiveNumber);
+  cmd->add_option("--windows", o.windows,
+                  "run each program on N output windows, the one drawn and N-1 others of its case (each a case; "
+                  "the others after a pass; default: the target's, 4 for Halide, which compiles once for all)")
+      ->check(CLI::Range(1, 64));
   cmd->add_option("--time", o.seconds, "run cases for this many seconds (with --cases: whichever ends first)")
       ->check(seconds_value() & CLI::PositiveNumber);
   cmd->add_option("--seed", o.seed, "the campaign seed: the same seed gives the same cases")
@@ -492,6 +498,7 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
   opts.target = c.target;
   opts.seed = o.seed;
   opts.cases = o.cases;
+  opts.windows = o.windows > 0 ? o.windows : c.windows;
   opts.seconds = o.seconds;
   if (opts.cases == 0 && opts.seconds <= 0) opts.cases = 1000;
   opts.shard = shard;

@@ -35,6 +35,7 @@ struct CampaignCliOptions {
   std::vector<std::string> fuzzer_inputs;  // libFuzzer inputs to run as the campaign's cases
   std::string resume_dir;                  // --resume DIR
   int jobs = 0;                            // --jobs N (0: every core)
+  uint64_t windows = 0;                    // --windows N (0: the command's default, CampaignCommand::windows)
   // The command the options belong to, and the names of its options that make a campaign
   // this one (seed, cases, shard, shrink budget, limits, and the command's own: target,
   // engine, generator...): recorded in the progress file, restored by --resume.
@@ -87,6 +88,9 @@ struct CampaignCommand {
   // Keys `complete_finding` adds to every finding's record: a record without them was left
   // by a killed or timed-out campaign, and --resume redoes its case (fuzz::CampaignOptions).
   std::vector<std::string> complete_record_keys;
+  // Output windows per program unless --windows says (fuzz::CampaignOptions::windows): more
+  // than one where the candidate compiles a program once for all of them.
+  uint64_t windows = 1;
 };
 
 // Runs the campaign (or, with --replay, checks the given files), prints the summary on

@@ -263,6 +263,7 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
         [candidate, o](const Program& p, const Limits& lim) { return fuzz::check_candidate_case(*candidate, p, lim, o); });
   };
   c.candidate_directives = candidate->has_own_directives();
+  c.windows = candidate->windows_per_program();
   c.record_extra[candidate->name() + "_target"] = f.halide_target;
   c.record_extra[candidate->name() + "_version"] = version;
   if (f.generator == "halide") {

@@ -21,6 +21,9 @@ class HalideCandidate final : public Candidate {
                : "";
   }
   bool has_own_directives() const override { return true; }
+  // The worker realizes the pipeline it compiled last for every window of the same program
+  // (JitOptions::reuse_key): four windows cost about one compile.
+  uint64_t windows_per_program() const override { return 4; }
   // The translation the worker would build: a schedule Halide cannot express, or a value
   // outside the Int(32) model of an untyped program, is said before anything runs.
   void preflight(const Program& prog, const Input& in) const override {

@@ -555,6 +555,7 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
     }
   }
   v.compile_seconds = rep.plain->compile_seconds;
+  v.compile_reused = rep.plain->compile_reused;
   v.run_seconds = rep.plain->run_seconds;
   if (rep.memcheck) v.mem = rep.memcheck->mem;
   for (const JitResult* r : runs)
@@ -888,15 +889,21 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
     classify(v, run, rep, ref, prog, in, opt, model);
     // A crash, hang or memory finding of the worker could come from an earlier case that
     // corrupted it: the worker is replaced, and the case decided again in a fresh process.
+    // So is any failure of a pipeline compiled for an earlier case (another window of the
+    // same program): a finding is a verdict on the case run alone, compiled for itself.
+    bool reused = (rep.plain && rep.plain->compile_reused) || (rep.memcheck && rep.memcheck->compile_reused);
     if (run.end != IsolatedRun::End::Exited || v.outcome == HalideOutcome::Crash ||
         v.outcome == HalideOutcome::Hang || v.outcome == HalideOutcome::OutOfMemory ||
-        v.outcome == HalideOutcome::MemoryViolation) {
+        v.outcome == HalideOutcome::MemoryViolation || (reused && v.outcome != HalideOutcome::Pass)) {
       stop_worker(version.major);
       std::string seen = outcome_name(v.outcome);
       v = HalideVerdict{};
       v.halide_version = version.version;
       v.notes = case_notes;
-      v.notes.push_back("seen as " + seen + " in the long-lived worker; decided again in a fresh process");
+      v.notes.push_back("seen as " + seen +
+                        (reused ? " with the pipeline compiled for another window of the program"
+                                : " in the long-lived worker") +
+                        "; decided again in a fresh process");
       fresh = true;
     }
   }
@@ -986,6 +993,7 @@ nlohmann::json halide_verdict_to_json(const HalideVerdict& v) {
                                                                      {"schedule_source", v.schedule_source}}},
           {"output_tail", v.output_tail},
           {"compile_seconds", v.compile_seconds},
+          {"compile_reused", v.compile_reused},
           {"run_seconds", v.run_seconds},
           {"seconds", v.seconds}};
 }

@@ -92,6 +92,10 @@ struct HalideVerdict {
   // choose one), so that a finding shows the schedule that failed.
   std::string autoscheduler, autoscheduler_params, schedule_source;
   double compile_seconds = 0, run_seconds = 0, seconds = 0;
+  // The runs realized pipelines the worker had compiled for an earlier case of the same
+  // program at another window (JitOptions::reuse_key): compile_seconds is then 0. Only a
+  // pass is decided so; anything else is decided again in a fresh process.
+  bool compile_reused = false;
   bool finding() const { return is_finding(outcome); }
 };
 

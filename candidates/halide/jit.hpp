@@ -49,6 +49,11 @@ struct JitOptions {
   std::string target = "host";              // "host", or a Halide target string
   bool memcheck = false;
   uint64_t max_output_points = 1ull << 26;  // a bounds query asking for more is reported, not allocated
+  // Not empty: the pipeline compiled last in this process for the same key (and the same
+  // memcheck) is realized again instead of compiled again. Two cases share a key only when
+  // they differ in nothing but their output window (protocol.hpp, compile_reuse_key): a
+  // JIT-compiled pipeline realizes any output buffer, as a user's does.
+  std::string reuse_key;
 };
 
 struct MemcheckReport {
@@ -81,6 +86,7 @@ struct JitResult {
   MemcheckReport mem;
   std::string target;   // the target Halide compiled for
   double compile_seconds = 0, run_seconds = 0;
+  bool compile_reused = false;  // realized with the pipeline an earlier case compiled (JitOptions::reuse_key)
   // A plan with an autoscheduler (phase `autoschedule`, between build and compile): the
   // parameters as Halide records them, and the schedule it chose as C++
   // (AutoSchedulerResults::schedule_source), which the reproducer pastes.

@@ -38,6 +38,7 @@ nlohmann::json jit_to_json(const JitResult& r) {
           {"target", r.target},
           {"compile_seconds", r.compile_seconds},
           {"run_seconds", r.run_seconds},
+          {"compile_reused", r.compile_reused},
           {"autoscheduler_params", r.autoscheduler_params},
           {"schedule_source", r.schedule_source},
           {"mem",
@@ -65,6 +66,7 @@ JitResult jit_from_json(const nlohmann::json& j) {
   r.target = j.at("target").get<std::string>();
   r.compile_seconds = j.at("compile_seconds").get<double>();
   r.run_seconds = j.at("run_seconds").get<double>();
+  r.compile_reused = j.at("compile_reused").get<bool>();
   r.autoscheduler_params = j.at("autoscheduler_params").get<std::string>();
   r.schedule_source = j.at("schedule_source").get<std::string>();
   const auto& m = j.at("mem");
@@ -98,6 +100,18 @@ std::string case_request_text(const Program& prog, const Input& in, bool memchec
                         {"window", window},      {"memcheck", memcheck},           {"target", target},
                         {"buffers", buffers}}
       .dump();
+}
+
+std::string compile_reuse_key(const CaseRequest& c) {
+  if (c.prog.schedule_mode == ScheduleMode::Autoscheduler) return "";
+  if (c.prog.schedule)
+    for (const Directive& d : *c.prog.schedule)
+      if (d.kind == DirectiveKind::Memoize) return "";
+  Program windowless = c.prog;
+  if (windowless.realize) windowless.realize->window.clear();
+  Input in = c.in;
+  in.window.clear();
+  return case_request_text(windowless, in, c.memcheck, c.target);
 }
 
 CaseRequest parse_case_request(const std::string& text) {

@@ -28,6 +28,13 @@ struct CaseRequest {
 std::string case_request_text(const Program& prog, const Input& in, bool memcheck, const std::string& target);
 CaseRequest parse_case_request(const std::string& text);  // throws on malformed text
 
+// What decides a case's compiled pipeline: everything of the request but its output window
+// (the plan's window is used only to realize; plan.cpp), so that two cases of one key may
+// share one compile (JitOptions::reuse_key). "" where the compile depends on the window too
+// (an autoscheduler's estimates are the window) or where realizations share state beyond
+// the buffers they are given (memoize's cache): those are compiled for every case.
+std::string compile_reuse_key(const CaseRequest& c);
+
 nlohmann::json jit_to_json(const JitResult& r);
 JitResult jit_from_json(const nlohmann::json& j);
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -751,23 +752,44 @@ void install_handlers(Context& ctx, bool memcheck) {
   }
 }
 
-void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void(const char*)>& phase, JitResult& r,
-         GuardedHeap& heap) {
+// A pipeline compiled for a case, kept for the next case of the same reuse key
+// (JitOptions::reuse_key): one per kind of run, plain and traced. Never destroyed: Halide's
+// objects must not outlive its own statics at exit.
+struct Compiled {
+  std::string key;
+  Built b;
+  Halide::Pipeline p;
+  Halide::Target t;
+  std::string target_text;
+  double compile_seconds = 0;
+  std::string autoscheduler_params, schedule_source;
+};
+Compiled*& compiled_slot(bool memcheck) {
+  static Compiled* slots[2] = {nullptr, nullptr};
+  return slots[memcheck ? 1 : 0];
+}
+
+// Builds, schedules and compiles the plan's pipeline, as the case asks.
+std::unique_ptr<Compiled> compile(const HalidePlan& plan, const JitOptions& opt,
+                                  const std::function<void(const char*)>& phase, JitResult& r) {
+  auto c = std::make_unique<Compiled>();
+  c->key = opt.reuse_key;
   r.phase = "build";
   phase("build");
-  Built b;
+  Built& b = c->b;
   define(b, plan);
   schedule(b, plan);
-  Halide::Func& out = b.funcs.at(plan.output);
-  Halide::Pipeline p(out);
-  Halide::Target t = target_of(opt.target);
-  r.target = t.to_string() + g_host_note;
+  c->p = Halide::Pipeline(b.funcs.at(plan.output));
+  c->t = target_of(opt.target);
+  r.target = c->target_text = c->t.to_string() + g_host_note;
   // The autoscheduler schedules the pipeline as the user's program has it; the traced run's
   // pipeline is scheduled again the same way before its tracing is switched on.
   if (!plan.autoscheduler.empty()) {
     r.phase = "autoschedule";
     phase("autoschedule");
-    autoschedule(b, plan, p, t, r);
+    autoschedule(b, plan, c->p, c->t, r);
+    c->autoscheduler_params = r.autoscheduler_params;
+    c->schedule_source = r.schedule_source;
   }
   if (opt.memcheck)
     for (auto& [name, f] : b.funcs) f.trace_loads().trace_stores().trace_realizations();
@@ -775,13 +797,21 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
   r.phase = "compile";
   phase("compile");
   auto t0 = Clock::now();
-  p.compile_jit(t);
-  r.compile_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  c->p.compile_jit(c->t);
+  r.compile_seconds = c->compile_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return c;
+}
 
+// Realizes a compiled pipeline over the case's window: the bounds query, then the run.
+void run_compiled(const HalidePlan& plan, const JitOptions& opt, const std::function<void(const char*)>& phase,
+                  JitResult& r, GuardedHeap& heap, Compiled& c) {
   Context ctx;
   ctx.heap = &heap;
+  Halide::Func& out = c.b.funcs.at(plan.output);
+  Halide::Pipeline& p = c.p;
+  const Halide::Target& t = c.t;
   ctx.output = out.name();
-  for (const auto& [name, f] : b.funcs) ctx.halo_name[f.name()] = name;
+  for (const auto& [name, f] : c.b.funcs) ctx.halo_name[f.name()] = name;
   ctx.report = &r.mem;
   install_handlers(ctx, opt.memcheck);
 
@@ -796,7 +826,7 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
   Halide::Type out_htype = halide_type(out_type);
   Halide::Buffer<> query(out_htype, nullptr, extents);
   if (!mins.empty()) query.set_min(mins);
-  t0 = Clock::now();
+  auto t0 = Clock::now();
   p.realize(&ctx, query, t);
   if (!ctx.errors.empty()) {
     r.status = JitResult::Status::RuntimeError;
@@ -878,6 +908,24 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
     }
   }
   heap.release(host);
+}
+
+void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void(const char*)>& phase, JitResult& r,
+         GuardedHeap& heap) {
+  Compiled*& slot = compiled_slot(opt.memcheck);
+  if (!slot || opt.reuse_key.empty() || slot->key != opt.reuse_key) {
+    delete slot;
+    slot = nullptr;
+    std::unique_ptr<Compiled> fresh = compile(plan, opt, phase, r);
+    run_compiled(plan, opt, phase, r, heap, *fresh);
+    if (!opt.reuse_key.empty()) slot = fresh.release();
+    return;
+  }
+  r.compile_reused = true;
+  r.target = slot->target_text;
+  r.autoscheduler_params = slot->autoscheduler_params;
+  r.schedule_source = slot->schedule_source;
+  run_compiled(plan, opt, phase, r, heap, *slot);
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ void serve_case(const std::string& text, int fd) {
   };
   JitOptions jo;
   jo.target = c.target;
+  jo.reuse_key = compile_reuse_key(c);
   JitResult plain = run_plan_jit(plan, jo, phase(""));
   write_all(fd, "RESULT " + jit_to_json(plain).dump() + "\n");
   if (c.memcheck && plain.status == JitResult::Status::Ok) {
