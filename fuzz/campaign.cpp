@@ -437,6 +437,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
     if (r.kind != "generator") {
       const Program drawn = prog;
       const rc::Shrinkable<Program> drawn_shrinkable = shrinkable;
+      CaseResult passed;  // the last window's pass
       for (uint64_t j = 0; j < std::max<uint64_t>(opts.windows, 1); ++j) {
         if (j > 0) {
           // The program's other windows run after a pass on its own, each a case (a
@@ -445,7 +446,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
           if (r.verdict != CaseResult::Verdict::Pass || !drawn.realize || halt() ||
               (opts.seconds > 0 && since(t0) >= opts.seconds))
             break;
-          count(r);
+          passed = std::move(r);
           auto at_window = [w = case_window(cs, j, drawn.realize->window)](Program p) {
             for (size_t d = 0; d < p.realize->window.size() && d < w.size(); ++d) p.realize->window[d] = w[d];
             return p;
@@ -460,17 +461,24 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
         // Interrupted while a candidate worked on it (a Ctrl-C or the deadline abandons the
         // Halide worker's case at once): the case was not decided, is not counted, and
         // --resume runs it again.
+        // A later window interrupted so ends the case with the windows decided before it.
         if (r.verdict == CaseResult::Verdict::Limit && halt()) {
           note_halt();
+          if (j > 0) {
+            r = std::move(passed);
+            break;
+          }
           abandoned = true;
           s.working = false;
           return false;
         }
         s.coverage.add_case(prog, r.outcomes);
+        count(r);
       }
+    } else {
+      count(r);
     }
     ++s.programs;
-    count(r);
     if (r.is_finding()) {
       FindingReport f;
       f.index = k;
