@@ -501,6 +501,8 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
       {"halide-predicate-stores-round-producer-heap-overrun.halo", "newer:halide-memory_violation:run"},
       {"halide-ring-buffer-update-stage-wrong-output.halo", "newer:halide-wrong_output:run"},
       {"halide-fused-guarded-split-rdom-predicate-heap-overrun.halo", "newer:halide-memory_violation:run"},
+      // Halide reads one loop past the end of a vector: a crash, or a garbage loop name.
+      {"halide-ring-buffer-unit-inner-loop-crash.halo", "newer:halide-crash:compile|halide-internal_error:compile"},
   };
   Limits lim = fuzz::default_case_limits();
   CandidateOptions ho = fast_candidate_options();
@@ -529,7 +531,15 @@ TEST_CASE("Halide: every finding in docs/findings still reproduces", "[halide]")
     fuzz::CaseResult r = fuzz::check_candidate_case(halide_c, p, lim, o);
     INFO(r.detail);
     CHECK(r.is_finding());
-    CHECK_THAT(r.kind, Catch::StartsWith(expected));
+    // "a|b": a finding whose outcome varies from run to run (an out-of-bounds read in Halide).
+    bool as_documented = false;
+    for (size_t from = 0; from <= expected.size();) {
+      size_t bar = std::min(expected.find('|', from), expected.size());
+      as_documented |= r.kind.rfind(expected.substr(from, bar - from), 0) == 0;
+      from = bar + 1;
+    }
+    INFO(r.kind << " is not " << expected);
+    CHECK(as_documented);
     ++seen;
   }
   CHECK(seen == int(documented.size()));

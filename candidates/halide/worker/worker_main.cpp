@@ -45,12 +45,17 @@ void serve_case(const std::string& text, int fd) {
   JitOptions jo;
   jo.target = c.target;
   jo.reuse_key = compile_reuse_key(c);
+  // Halide's messages are not always UTF-8 (a corrupted error message is a finding of its
+  // own): invalid bytes are replaced, so that the report still arrives.
+  auto line = [](const JitResult& r) {
+    return jit_to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
   JitResult plain = run_plan_jit(plan, jo, phase(""));
-  write_all(fd, "RESULT " + jit_to_json(plain).dump() + "\n");
+  write_all(fd, "RESULT " + line(plain) + "\n");
   if (c.memcheck && plain.status == JitResult::Status::Ok) {
     jo.memcheck = true;
     JitResult traced = run_plan_jit(plan, jo, phase("memcheck_"));
-    write_all(fd, "MEMCHECK " + jit_to_json(traced).dump() + "\n");
+    write_all(fd, "MEMCHECK " + line(traced) + "\n");
   }
 }
 
