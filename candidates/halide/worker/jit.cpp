@@ -753,16 +753,15 @@ void install_handlers(Context& ctx, bool memcheck) {
 }
 
 // A pipeline compiled for a case, kept for the next case of the same reuse key
-// (JitOptions::reuse_key): one per kind of run, plain and traced. Never destroyed: Halide's
-// objects must not outlive its own statics at exit.
+// (JitOptions::reuse_key): one per kind of run, plain and traced, replaced by the next
+// compile. The last one is left at exit: Halide's objects must not outlive its statics.
+// (An autoscheduled case has no key: what the autoscheduler reports is never reused.)
 struct Compiled {
   std::string key;
   Built b;
   Halide::Pipeline p;
   Halide::Target t;
   std::string target_text;
-  double compile_seconds = 0;
-  std::string autoscheduler_params, schedule_source;
 };
 Compiled*& compiled_slot(bool memcheck) {
   static Compiled* slots[2] = {nullptr, nullptr};
@@ -788,8 +787,6 @@ std::unique_ptr<Compiled> compile(const HalidePlan& plan, const JitOptions& opt,
     r.phase = "autoschedule";
     phase("autoschedule");
     autoschedule(b, plan, c->p, c->t, r);
-    c->autoscheduler_params = r.autoscheduler_params;
-    c->schedule_source = r.schedule_source;
   }
   if (opt.memcheck)
     for (auto& [name, f] : b.funcs) f.trace_loads().trace_stores().trace_realizations();
@@ -798,7 +795,7 @@ std::unique_ptr<Compiled> compile(const HalidePlan& plan, const JitOptions& opt,
   phase("compile");
   auto t0 = Clock::now();
   c->p.compile_jit(c->t);
-  r.compile_seconds = c->compile_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.compile_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return c;
 }
 
@@ -923,8 +920,6 @@ void run(const HalidePlan& plan, const JitOptions& opt, const std::function<void
   }
   r.compile_reused = true;
   r.target = slot->target_text;
-  r.autoscheduler_params = slot->autoscheduler_params;
-  r.schedule_source = slot->schedule_source;
   run_compiled(plan, opt, phase, r, heap, *slot);
 }
 
