@@ -460,8 +460,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
         s.case_seconds += since(case_start);
         // Interrupted while a candidate worked on it (a Ctrl-C or the deadline abandons the
         // Halide worker's case at once): the case was not decided, is not counted, and
-        // --resume runs it again.
-        // A later window interrupted so ends the case with the windows decided before it.
+        // --resume runs it again; at a later window, the case ends with the windows decided.
         if (r.verdict == CaseResult::Verdict::Limit && halt()) {
           note_halt();
           if (j > 0) {

@@ -107,6 +107,8 @@ std::optional<Op> compound_update_op(const FuncDef& f, const UpdateStage& u) {
   return o.op;
 }
 
+Value implicit_pure_identity(Op op) { return Value(op == Op::Mul || op == Op::Div ? 1 : 0); }
+
 std::optional<Type> Pipeline::declared_param_type(size_t i) const {
   return i < param_types.size() ? param_types[i] : std::nullopt;
 }

@@ -217,6 +217,9 @@ struct FuncDef {
 // definition, and validity keeps every program that has one in that form (a reduction of
 // a finding may not rewrite it into another).
 std::optional<Op> compound_update_op(const FuncDef& f, const UpdateStage& u);
+// The pure definition Halide gives a func whose first definition is `f(lhs) op= e`: op's
+// identity, 1 for * and /, 0 for + and - (Func.h, FuncRef::operator+= and its siblings).
+Value implicit_pure_identity(Op op);
 
 // An input buffer (Halide's ImageParam, Input<Buffer<T>>): n-dimensional, of one type, its
 // box and contents given by the realization (`with img = image("photo.png")`). It is read

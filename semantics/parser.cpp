@@ -359,7 +359,7 @@ void Parser::add_stage(FuncDef& f, Stage stage, SourceLoc start) const {
                                 "pure definition is then Halide's implicit one, the operator's identity",
                                 f.name.text, f.name.text, "lhs", f.name.text, "lhs"));
       f.implicit_pure = *op;
-      f.pure = make_const(Value(*op == Op::Mul || *op == Op::Div ? 1 : 0), start);
+      f.pure = make_const(implicit_pure_identity(*op), start);
       f.updates.push_back(std::move(u));
       return;
     }

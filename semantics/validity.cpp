@@ -308,18 +308,25 @@ void check_pure_stage(Checker& c) {
                                         f.name.text, f.name.text));
 }
 
-// Halide's implicit pure definition (FuncDef::implicit_pure) is written only as a first
-// update `(lhs) <- f[lhs] op e` with that op: the parser builds no other, and a program
-// rewritten by hand or by a reduction must keep the form, or it would mean another program
-// than the one Halide is given (its pure definition would no longer be op's identity).
+// Halide's implicit pure definition (FuncDef::implicit_pure) is op's identity, written only
+// as a first update `(lhs) <- f[lhs] op e` with that op: the parser builds no other, and a
+// program rewritten by hand or by a reduction (which rewrites the pure expression and the
+// update alike) must keep both, or halo would judge another program than the one Halide is
+// given, where Halide makes the pure definition itself.
 void check_implicit_pure(Checker& c) {
   for (const FuncDef& f : c.pipe().funcs) {
     if (!f.implicit_pure) continue;
     SourceLoc at = f.updates.empty() ? f.loc : f.updates[0].loc;
     if (f.updates.empty() || compound_update_op(f, f.updates[0]) != f.implicit_pure)
       c.report(at, fmt::format("func '{}' has Halide's implicit pure definition, so its first stage must be an "
-                               "update ({}) <- {}[{}] {} e",
-                               f.name.text, "lhs", f.name.text, "lhs", op_name(*f.implicit_pure)));
+                               "update (lhs) <- {}[lhs] {} e",
+                               f.name.text, f.name.text, op_name(*f.implicit_pure)));
+    if (!f.pure || f.pure->kind != ExprKind::Const ||
+        !(as<ConstNode>(f.pure).value == implicit_pure_identity(*f.implicit_pure)))
+      c.report(at, fmt::format("func '{}' has Halide's implicit pure definition, so its pure stage is {}, the "
+                               "identity of {}",
+                               f.name.text, implicit_pure_identity(*f.implicit_pure).to_string(),
+                               op_name(*f.implicit_pure)));
   }
 }
 

@@ -405,4 +405,17 @@ TEST_CASE("windows: a case's other windows are its own, bounded, and reach the e
     }
     RC_ASSERT(points <= 4096);
   });
+  // Over a campaign's first cases, the other windows reach the edges: empty, a single point,
+  // a negative minimum, and extents past the drawn one.
+  std::set<std::string> reached;
+  const std::vector<Interval> drawn = {Interval{Value(int64_t{0}), Value(int64_t{8}), {}}};
+  for (uint64_t k = 0; k < 200; ++k)
+    for (uint64_t j = 1; j < 4; ++j) {
+      const Interval w = fuzz::case_window(fuzz::campaign_case(1, k), j, drawn).at(0);
+      if (w.len == Value(int64_t{0})) reached.insert("empty");
+      if (w.len == Value(int64_t{1})) reached.insert("single");
+      if (w.min.small() < 0) reached.insert("negative");
+      if (w.len.small() > 8) reached.insert("wider");
+    }
+  CHECK(reached == std::set<std::string>{"empty", "single", "negative", "wider"});
 }

@@ -4,6 +4,7 @@
 // never crashes, whatever tree it is given).
 #include "fuzz/reduce.hpp"
 #include "semantics/parser.hpp"
+#include "semantics/printer.hpp"
 #include "semantics/validity.hpp"
 
 #include <catch2/catch.hpp>
@@ -523,6 +524,12 @@ realize () over (-2, 6), (0, 3)
   CHECK_FALSE(says_form(rewritten([](UpdateStage& u) {
     u.value = make_op(Op::Add, {as<OpNode>(u.value).args[0], make_const(Value(int64_t{1}))});
   })));
+  // Its pure stage is +'s identity, which Halide makes itself: a reduction may not change it.
+  Program other_pure = p;
+  other_pure.pipeline.funcs[1].pure = make_const(Value(int64_t{1}));
+  std::vector<Diagnostic> d = validate_program(other_pure);
+  REQUIRE(d.size() == 1);
+  CHECK_THAT(d[0].message, Catch::Contains("so its pure stage is 0, the identity of +"));
   // Every variant the shrinker offers and keeps is in the form.
   size_t kept = 0, offered = 0;
   fuzz::for_each_simpler_variant(p, [&](Program v) {
@@ -530,7 +537,10 @@ realize () over (-2, 6), (0, 3)
     if (!fuzz::is_valid_case(v)) return false;
     ++kept;
     const FuncDef& h = v.pipeline.funcs.back();
-    if (h.implicit_pure) CHECK(compound_update_op(h, h.updates.at(0)) == h.implicit_pure);
+    if (h.implicit_pure) {
+      CHECK(compound_update_op(h, h.updates.at(0)) == h.implicit_pure);
+      CHECK(print_expr(h.pure) == "0");
+    }
     return false;
   });
   CHECK(offered > kept);
