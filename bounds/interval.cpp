@@ -214,11 +214,96 @@ bool within(const SymInterval& i, Type t) {
   return lo && hi && t.can_represent(Value(*lo)) && t.can_represent(Value(*hi));
 }
 
+// [FLOAT-INDEX] The least and greatest value of e over the intervals env gives its
+// variables, as two expressions of e's own type, where e is monotone in every variable: IEEE
+// rounding is monotone, so +, -, negation, multiplication and division by a constant,
+// min, max, floor, ceil, round, trunc and every cast keep (or, by a negative constant,
+// reverse) the order of their operands (docs/floats.md, "Bounds"). Integer operators
+// inside count only in Int(32) and Int(64), which do not wrap. nullopt where e is not
+// monotone by these rules, or a variable is unbounded.
+std::optional<std::pair<Expr, Expr>> monotone_bounds(const Expr& e, const IntervalEnv& env) {
+  auto rebuild = [](const OpNode& n, std::vector<Expr> args) -> Expr {
+    return std::make_shared<OpNode>(n.op, std::move(args), n.loc, n.sugar, n.type);
+  };
+  switch (e->kind) {
+    case ExprKind::Const: return std::pair{e, e};
+    case ExprKind::Var: {
+      auto it = env.vars.find(as<VarNode>(e).name);
+      if (it == env.vars.end()) return std::pair{e, e};
+      if (it->second.unbounded) return std::nullopt;
+      // A loop variable's bounds are ℤ (Int(32) in a typed target): typed as the variable is.
+      Expr lo = it->second.min, hi = it->second.max();
+      if (lo->type != e->type) lo = make_cast(e->type, lo, e->loc, OpSugar::ImplicitCast);
+      if (hi->type != e->type) hi = make_cast(e->type, hi, e->loc, OpSugar::ImplicitCast);
+      return std::pair{lo, hi};
+    }
+    case ExprKind::Op: break;
+    default: return std::nullopt;
+  }
+  const auto& n = as<OpNode>(e);
+  bool integer_wraps = !n.type.is_float() && n.type.is_typed() && !(n.type.is_int() && n.type.bits() >= 32);
+  auto negative_const = [](const Expr& c) -> std::optional<bool> {
+    if (c->kind != ExprKind::Const) return std::nullopt;
+    const Value& v = as<ConstNode>(c).value;
+    if (v.is_float()) return v.is_nan() ? std::nullopt : std::optional<bool>(std::signbit(v.as_double()));
+    if (!v.is_int()) return std::nullopt;
+    return v.sign() < 0;
+  };
+  std::vector<std::pair<Expr, Expr>> b;
+  auto operands = [&](size_t k) {
+    for (size_t i = 0; i < k; ++i) {
+      auto x = monotone_bounds(n.args[i], env);
+      if (!x) return false;
+      b.push_back(*x);
+    }
+    return true;
+  };
+  switch (n.op) {
+    case Op::Cast: case Op::Floor: case Op::Ceil: case Op::Round: case Op::Trunc:
+      if (n.op == Op::Cast && integer_wraps && !n.type.can_represent(n.args[0]->type)) return std::nullopt;
+      if (!operands(1)) return std::nullopt;
+      return std::pair{rebuild(n, {b[0].first}), rebuild(n, {b[0].second})};
+    case Op::Neg:
+      if (integer_wraps || !operands(1)) return std::nullopt;
+      return std::pair{rebuild(n, {b[0].second}), rebuild(n, {b[0].first})};
+    case Op::Add: case Op::Min: case Op::Max:
+      if (integer_wraps || !operands(2)) return std::nullopt;
+      return std::pair{rebuild(n, {b[0].first, b[1].first}), rebuild(n, {b[0].second, b[1].second})};
+    case Op::Sub:
+      if (integer_wraps || !operands(2)) return std::nullopt;
+      return std::pair{rebuild(n, {b[0].first, b[1].second}), rebuild(n, {b[0].second, b[1].first})};
+    case Op::Mul: case Op::Div: {
+      if (integer_wraps) return std::nullopt;
+      // By a constant (on the right for /, on either side for *): its sign orders the result.
+      int k = n.args[1]->kind == ExprKind::Const ? 1 : (n.op == Op::Mul && n.args[0]->kind == ExprKind::Const ? 0 : -1);
+      if (k < 0) return std::nullopt;
+      auto neg = negative_const(n.args[k]);
+      if (!neg) return std::nullopt;
+      if (n.op == Op::Div && !n.type.is_float() && as<ConstNode>(n.args[1]).value.is_zero()) return std::nullopt;
+      auto x = monotone_bounds(n.args[1 - k], env);
+      if (!x) return std::nullopt;
+      auto with = [&](const Expr& v) {
+        return rebuild(n, k == 1 ? std::vector<Expr>{v, n.args[1]} : std::vector<Expr>{n.args[0], v});
+      };
+      return *neg ? std::pair{with(x->second), with(x->first)} : std::pair{with(x->first), with(x->second)};
+    }
+    default: return std::nullopt;
+  }
+}
+
 // I(e) for a typed node whose value is not its operator's ℤ value (typed_sensitive,
 // docs/types.md "Bounds"): every value of e has e's type, so the type's range bounds it;
 // where the ℤ rule's interval lies inside the range no wrap can happen and it holds.
 SymInterval typed_op_interval(const OpNode& n, const IntervalEnv& env) {
   Type t = n.type;
+  // A float has no integer interval (docs/floats.md, "Bounds"): only its cast to an integer
+  // type is bounded, through monotone_bounds; where that fails, by the type's range.
+  if (t.is_float()) return SymInterval::everything();
+  if (n.op == Op::Cast && n.args[0]->type.is_float()) {
+    if (auto b = monotone_bounds(std::make_shared<OpNode>(n), env))
+      return SymInterval::of_bounds(b->first, b->second);
+    return type_range(t);
+  }
   std::vector<SymInterval> w;
   for (const Expr& a : n.args) w.push_back(interval_of(a, env));
   switch (n.op) {

@@ -159,7 +159,9 @@ Expr simplify_top(Op op, std::vector<Expr> args, SourceLoc loc) {
 
 }  // namespace
 
-bool typed_sensitive(const OpNode& n) { return n.type.is_typed() && (is_halide_op(n.op) || n.type.wraps()); }
+bool typed_sensitive(const OpNode& n) {
+  return n.type.is_typed() && (is_halide_op(n.op) || n.type.wraps() || n.type.is_float());
+}
 
 Expr simplify(const Expr& e) {
   if (!e || e->kind != ExprKind::Op) return e;

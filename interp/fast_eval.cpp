@@ -134,6 +134,9 @@ inline bool typed_lanes(Op op, const TypedOp& t, int n, const int64_t* x, const 
                         int64_t* out) {
   const Type r = t.result;
   if (r.is_z() || r.bits() > 32 || t.args[0].bits() > 32) return false;
+  for (int k = 0; k < t.arity; ++k)  // floats take the Value path (float_ops.hpp)
+    if (t.args[k].is_float()) return false;
+  if (r.is_float()) return false;
   const int sh = 64 - r.bits();
   if (op != Op::Cast && !r.wraps())  // Int(32): undefined outside the range
     return typed_lanes_fit(op, t, n, x, y, z, out, [](int64_t v, bool& ok) {
@@ -459,6 +462,7 @@ struct FastEvaluator::Impl {
   // In a typed program a value wraps into its type: an interval that leaves the type is
   // the type's whole range (sound, since the hint only sizes memo tables).
   Iv interval_of(const Expr& e, const std::vector<std::pair<std::string, Iv>>& env) {
+    if (e->type.is_float()) return std::nullopt;  // no integer interval: the hint gives up
     Iv r = interval_in_z(e, env);
     if (!e->type.is_typed() || e->type.bits() > 32) return r;
     int64_t lo = e->type.min().small(), hi = e->type.max().small();

@@ -9,6 +9,8 @@
 #include <xtensor/xarray.hpp>
 #include <xtensor/xnpy.hpp>
 
+#include <cmath>
+#include <cstdlib>
 #include <optional>
 
 #include <algorithm>
@@ -17,6 +19,12 @@ namespace halo {
 
 nlohmann::json value_to_json(const Value& v) {
   if (v.is_error()) return v.to_string();
+  // A float is a JSON number written as its shortest round-trip decimal (docs/floats.md);
+  // JSON has no NaN or infinity, which are the strings "nan", "inf", "-inf".
+  if (v.is_float()) {
+    if (!std::isfinite(v.as_double())) return v.to_string();
+    return v.is_f32() ? std::strtod(v.to_string().c_str(), nullptr) : v.as_double();
+  }
   if (v.fits_in_bits(53)) return *v.as_int64();
   return v.to_string();
 }

@@ -305,6 +305,11 @@ std::array<int, 3> ramp(double t) {
 
 double as_double(const Value& v) {
   if (auto i = v.as_int64()) return double(*i);
+  if (v.is_float()) {  // NaN shades as zero; infinities saturate like huge integers
+    double d = v.as_double();
+    const double limit = std::numeric_limits<double>::max() / 4;
+    return std::isnan(d) ? 0.0 : std::clamp(d, -limit, limit);
+  }
   // A big integer: its magnitude is what the colour needs. Beyond a double's range the
   // colour saturates; a quarter of the largest double keeps differences of two finite.
   const double limit = std::numeric_limits<double>::max() / 4;

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ libboost-dev librapidcheck-dev catch2 libfmt-dev libcli11-dev
           nlohmann-json3-dev libhalide14-0-dev libsimde-dev python3-venv
           libstb-dev libxtensor-dev   # input buffers: image files and NumPy .npy files
+          libmpfr-dev   # the float tests' independent reference for IEEE arithmetic (tests/test_floats.cpp)
           chromium   # the headless check of `halo explain` reports (tests/test_explain_browser.cpp)
           clang-14 libclang-rt-14-dev zip unzip)  # libFuzzer builds of halo's fuzz targets (.ci/fuzz)
 missing=()

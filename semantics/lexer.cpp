@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <cmath>
+
 #include <algorithm>
 #include <array>
 
@@ -130,7 +133,47 @@ class Lexer {
     return t;
   }
 
+  // A float literal as C++ writes one in decimal: digits '.' digits with an optional
+  // exponent, or digits with an exponent; an `f` suffix makes it a float, not a double.
+  Token float_literal(SourceLoc loc, size_t start) {
+    auto digits = [&] {
+      size_t n = 0;
+      while (pos_ < src_.size() && is_digit(src_[pos_])) { bump(); ++n; }
+      return n;
+    };
+    digits();
+    if (pos_ < src_.size() && src_[pos_] == '.') {
+      bump();
+      if (digits() == 0) fail(loc, "malformed float literal: write a digit after the point (1.0, not 1.)");
+    }
+    if (pos_ < src_.size() && (src_[pos_] == 'e' || src_[pos_] == 'E')) {
+      bump();
+      if (pos_ < src_.size() && (src_[pos_] == '+' || src_[pos_] == '-')) bump();
+      if (digits() == 0) fail(loc, "malformed float literal: the exponent has no digits");
+    }
+    if (pos_ < src_.size() && (src_[pos_] == 'f' || src_[pos_] == 'F')) bump();
+    Token t{TokenKind::Float, src_.substr(start, pos_ - start), loc};
+    if (pos_ < src_.size() && is_ident_char(src_[pos_])) {
+      while (pos_ < src_.size() && is_ident_char(src_[pos_])) bump();
+      fail(loc, fmt::format("malformed float literal '{}'", src_.substr(start, pos_ - start)));
+    }
+    if (t.text.size() > kMaxLiteralDigits) fail(loc, "float literal too long");
+    Value v = float_literal_value(t, false);
+    if (std::isinf(v.as_double()))
+      fail(loc, fmt::format("float literal '{}' is out of the range of {}", t.text, v.is_f32() ? "float" : "double"));
+    return t;
+  }
+
   Token number() {
+    {  // a float literal: digits followed by '.', 'e' or 'E' and a digit or sign
+      size_t i = pos_;
+      while (i < src_.size() && is_digit(src_[i])) ++i;
+      bool point = i + 1 < src_.size() && src_[i] == '.' && is_digit(src_[i + 1]);
+      bool exponent = i + 1 < src_.size() && (src_[i] == 'e' || src_[i] == 'E') &&
+                      (is_digit(src_[i + 1]) || ((src_[i + 1] == '+' || src_[i + 1] == '-') && i + 2 < src_.size() &&
+                                                 is_digit(src_[i + 2])));
+      if (point || exponent) return float_literal(here(), pos_);
+    }
     // Take letters too, so that `12ab` is reported as one malformed literal.
     Token t = take_while(TokenKind::Integer, is_ident_char);
     if (!std::all_of(t.text.begin(), t.text.end(), is_digit))
@@ -199,7 +242,7 @@ constexpr std::array kHalideNamedOps = {
     Op::Absd, Op::WideningAdd, Op::WideningSub, Op::WideningMul, Op::SaturatingAdd, Op::SaturatingSub,
     Op::HalvingAdd, Op::HalvingSub, Op::RoundingHalvingAdd, Op::RoundingShiftLeft, Op::RoundingShiftRight,
     Op::MulShiftRight, Op::RoundingMulShiftRight, Op::CountLeadingZeros, Op::CountTrailingZeros, Op::Popcount,
-    Op::Lerp};
+    Op::Lerp, Op::Floor, Op::Ceil, Op::Round, Op::Trunc, Op::Sqrt, Op::IsNan, Op::IsInf, Op::IsFinite};
 
 using P = DirectiveParam;
 using A = DirectiveArg;
@@ -315,7 +358,29 @@ std::optional<Op> builtin_op(std::string_view name) { return lookup(name, kBuilt
 
 std::optional<Op> prefix_op(std::string_view symbol) { return lookup(symbol, kPrefixOps, op_name); }
 
+Value float_literal_value(const Token& t, bool negative) {
+  std::string text(t.text);
+  bool single = !text.empty() && (text.back() == 'f' || text.back() == 'F');
+  if (single) text.pop_back();
+  // glibc's strtof and strtod round correctly to nearest, ties to even, as C++ compilers
+  // read literals; overflow gives inf (lex rejects it), underflow a subnormal or zero.
+  if (single) {
+    float f = std::strtof(text.c_str(), nullptr);
+    return Value::f32(negative ? -f : f);
+  }
+  double d = std::strtod(text.c_str(), nullptr);
+  return Value::f64(negative ? -d : d);
+}
+
 std::optional<Op> halide_named_op(std::string_view name) { return lookup(name, kHalideNamedOps, op_name); }
+
+bool is_transcendental(std::string_view name) {
+  static constexpr std::array<std::string_view, 25> kNames = {
+      "exp", "log", "pow", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+      "acosh", "atanh", "erf", "hypot", "fast_sin", "fast_cos", "fast_log", "fast_exp", "fast_pow", "fast_inverse",
+      "fast_inverse_sqrt"};
+  return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
+}
 
 bool is_builtin(Op op) { return std::find(kBuiltins.begin(), kBuiltins.end(), op) != kBuiltins.end(); }
 

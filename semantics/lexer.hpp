@@ -29,6 +29,7 @@ enum class TokenKind : uint8_t {
   Identifier,  // [A-Za-z_][A-Za-z0-9_]* that is not reserved
   Keyword,     // a reserved word (see is_reserved_word)
   Integer,     // an unsigned decimal literal; the sign is an operator
+  Float,       // 1.5, 2.5e-3, 1e6 (a C++ double), 1.5f (a C++ float): docs/floats.md
   Symbol,      // punctuation and operators
   String,      // "text": a file name in the realize section; no escapes, no line break
   End,         // end of input; its location is just past the last byte
@@ -43,6 +44,11 @@ struct Token {
 // Longer literals are rejected: parsing n digits into a big integer costs O(n^2), and no
 // program needs a constant with more digits than this.
 inline constexpr size_t kMaxLiteralDigits = 10000;
+
+// The value of a Float token (lex checked it is in range): a binary32 for a literal with the
+// `f` suffix, read as C++ reads `1.5f`, else a binary64, as C++ reads `1.5`; negated when
+// `negative`. Both correctly rounded.
+Value float_literal_value(const Token& t, bool negative);
 
 // Splits the whole source into tokens, the last one of kind End. Throws InputError at the
 // first byte that cannot start a token (NUL bytes are rejected even inside comments).
@@ -76,6 +82,9 @@ std::optional<Op> prefix_op(std::string_view symbol);
 // words, since funcs are accessed with brackets and `name(` can be nothing else.
 std::optional<Op> halide_named_op(std::string_view name);
 bool is_builtin(Op op);
+// Halide's transcendental functions (exp, log, pow, sin, ..., the fast_ variants), which
+// halo refuses by name (docs/floats.md): Halide computes them with its own approximations.
+bool is_transcendental(std::string_view name);
 // Primary for built-ins (they print as calls), Unary for `-` and `!`.
 Precedence precedence(Op op);
 
@@ -260,7 +269,11 @@ class ParserCore {
     Value value;
     SourceLoc loc;
   };
-  SignedLiteral signed_literal(std::string_view what);
+  // An optionally negated integer literal (or, where floats_allowed, a float literal).
+  SignedLiteral signed_literal(std::string_view what, bool floats_allowed = false);
+  // A float literal token (negated when `negative`): a float constant `1.5f`, or `1.5`, an
+  // untyped constant holding the double, which takes a type where it is used (typing.hpp).
+  Expr float_literal(const Token& t, bool negative, SourceLoc loc = {});
 
   // (min, len) with each bound parsed by `bound`.
   template <typename F>

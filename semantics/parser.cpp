@@ -59,6 +59,7 @@ int deepest(const std::vector<ParsedExpr>& ps) {
 Precedence tighter(Precedence p) { return static_cast<Precedence>(static_cast<int>(p) + 1); }
 
 Value literal_value(const Token& t, bool negative) {
+  if (t.kind == TokenKind::Float) return float_literal_value(t, negative);
   // The lexer only makes Integer tokens of at least one digit, so this cannot fail.
   return *Value::parse(negative ? fmt::format("-{}", t.text) : std::string(t.text));
 }
@@ -906,7 +907,11 @@ Realization ParserCore::realization() {
     ParamBinding b;
     b.name = name("a parameter name");
     expect("=", fmt::format("after the parameter {}", b.name.text));
-    b.value = signed_literal("an integer").value;
+    auto [value, loc] = signed_literal("a number", true);
+    if (value.is_float() && !saw_types_)
+      fail(loc, fmt::format("{} = {}: a float value needs a parameter of a float type ({} : f32)", b.name.text,
+                            value.to_string(), b.name.text));
+    b.value = value;
     return b;
   });
   if (accept("over")) r.window = constant_box("window");
@@ -955,10 +960,16 @@ InputBinding ParserCore::input_binding() {
   return b;
 }
 
-ParserCore::SignedLiteral ParserCore::signed_literal(std::string_view what) {
+Expr ParserCore::float_literal(const Token& t, bool negative, SourceLoc loc) {
+  Value v = float_literal_value(t, negative);
+  SourceLoc at = loc.line ? loc : t.loc;
+  return make_const(v, at, v.is_f32() ? Type::float_(32) : Type::z());
+}
+
+ParserCore::SignedLiteral ParserCore::signed_literal(std::string_view what, bool floats_allowed) {
   SourceLoc loc = peek().loc;
   bool negative = accept("-");
-  if (peek().kind != TokenKind::Integer) fail_expected(what);
+  if (peek().kind != TokenKind::Integer && !(floats_allowed && peek().kind == TokenKind::Float)) fail_expected(what);
   return SignedLiteral{literal_value(advance(), negative), loc};
 }
 
@@ -1000,6 +1011,7 @@ ParsedExpr ParserCore::primary() {
   const Token& t = peek();
   switch (t.kind) {
     case TokenKind::Integer: advance(); return ParsedExpr{make_const(literal_value(t, false), t.loc), 0};
+    case TokenKind::Float: advance(); note_types(t.loc); return ParsedExpr{float_literal(t, false), 0};
     case TokenKind::Identifier: return access_or_var();
     case TokenKind::Keyword:
       if (auto op = builtin_op(t.text)) return builtin(*op);
@@ -1258,21 +1270,27 @@ void ParserCore::note_types(SourceLoc) { saw_types_ = true; }
 
 std::optional<ParsedExpr> ParserCore::halide_call() {
   const Token& word = peek();
-  bool cast = word.text == "cast", saturating = word.text == "saturating_cast";
+  bool cast = word.text == "cast", saturating = word.text == "saturating_cast", reinterpret = word.text == "reinterpret";
+  if (is_transcendental(word.text) && at("(", 1))
+    fail(word.loc, fmt::format("halo does not judge '{}': Halide computes it with its own approximation, which "
+                               "no exact reference matches bit for bit (docs/floats.md, \"Transcendental "
+                               "functions\")",
+                               word.text));
   auto short_cast = parse_type_name(word.text);
   auto named = halide_named_op(word.text);
-  if ((cast || saturating) && at("<", 1)) {
+  if ((cast || saturating || reinterpret) && at("<", 1)) {
     advance();
     const Token& open = advance();
     const Token& tn = peek();
     auto t = tn.kind == TokenKind::Identifier ? parse_type_name(tn.text) : std::nullopt;
-    if (!t) fail_expected(fmt::format("a type after '{}<' (bool, u8, u16, u32, u64, i8, i16, i32, i64)", word.text));
+    if (!t) fail_expected(fmt::format("a type after '{}<' (bool, u8, u16, u32, u64, i8, i16, i32, i64, f32, f64)", word.text));
     advance();
     expect_close(">", open);
     std::vector<ParsedExpr> args = expr_list(expect("(", fmt::format("after {}<{}>", word.text, tn.text)), ")");
     if (args.size() != 1) fail(word.loc, fmt::format("{}<{}> takes one expression, found {}", word.text, tn.text, args.size()));
     note_types(word.loc);
-    Expr e = std::make_shared<OpNode>(cast ? Op::Cast : Op::SaturatingCast, exprs_of(args), word.loc, OpSugar::None, *t);
+    Op op = cast ? Op::Cast : saturating ? Op::SaturatingCast : Op::Reinterpret;
+    Expr e = std::make_shared<OpNode>(op, exprs_of(args), word.loc, OpSugar::None, *t);
     return with_depth(std::move(e), 1 + deepest(args), word.loc);
   }
   if ((!short_cast && !named) || !at("(", 1)) return std::nullopt;
@@ -1299,7 +1317,7 @@ Type ParserCore::type_annotation(std::string_view owner) {
   expect(":", owner);
   const Token& t = peek();
   auto type = t.kind == TokenKind::Identifier ? parse_type_name(t.text) : std::nullopt;
-  if (!type) fail_expected(fmt::format("a type {} (bool, u8, u16, u32, u64, i8, i16, i32, i64)", owner));
+  if (!type) fail_expected(fmt::format("a type {} (bool, u8, u16, u32, u64, i8, i16, i32, i64, f32, f64)", owner));
   note_types(advance().loc);
   return *type;
 }
@@ -1307,15 +1325,20 @@ Type ParserCore::type_annotation(std::string_view owner) {
 // `(-5)` is how the printer writes a negative constant, while `-5` is the negation of 5:
 // both evaluate alike, but the tree must survive printing and parsing unchanged.
 bool ParserCore::negative_literal_ahead() const {
-  return at("(") && at("-", 1) && peek(2).kind == TokenKind::Integer && at(")", 3);
+  return at("(") && at("-", 1) && (peek(2).kind == TokenKind::Integer || peek(2).kind == TokenKind::Float) &&
+         at(")", 3);
 }
 
 ParsedExpr ParserCore::negative_literal() {
   SourceLoc loc = advance().loc;
   advance();  // -
-  Value v = literal_value(advance(), true);
+  const Token& t = advance();
   advance();  // )
-  return ParsedExpr{make_const(std::move(v), loc), 0};
+  if (t.kind == TokenKind::Float) {
+    note_types(t.loc);
+    return ParsedExpr{float_literal(t, true, loc), 0};
+  }
+  return ParsedExpr{make_const(literal_value(t, true), loc), 0};
 }
 
 ParsedExpr ParserCore::group() {

@@ -11,6 +11,9 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+#include <cmath>
+
 #include "semantics/lexer.hpp"
 
 namespace halo {
@@ -34,14 +37,42 @@ Precedence precedence_of(const Expr& e) {
   const auto& n = as<OpNode>(e);
   if (n.sugar == OpSugar::ImplicitCast) return precedence_of(n.args[0]);  // written as its operand
   // Casts and Halide's named operators are written as calls.
-  if (n.op == Op::Cast || n.op == Op::SaturatingCast || n.op == Op::Abs || halide_named_op(op_name(n.op)))
+  if (n.op == Op::Cast || n.op == Op::SaturatingCast || n.op == Op::Reinterpret || n.op == Op::Abs || halide_named_op(op_name(n.op)))
     return Precedence::Primary;
   return precedence(n.op);
 }
 
 bool is_op(const Expr& e, Op op) { return e->kind == ExprKind::Op && as<OpNode>(e).op == op; }
 
+std::string print_const(const Value& v);
+
+// A float as a decimal the lexer reads as a float literal: the shortest round trip, with a
+// point added where it has neither point nor exponent.
+std::string float_decimal(const Value& v) {
+  std::string d = v.to_string();
+  if (d.find_first_of(".e") == std::string::npos) d += ".0";
+  return d;
+}
+
+// A float constant in .halo (docs/floats.md): `0.1f` for a Float(32), `f64(0.1)` for a
+// Float(64) (Halide's Expr(double)), `0.1` for a literal not typed yet; negative ones in
+// parentheses. The values no literal denotes are written through their bits: ±inf and
+// NaN as reinterpret<f32>(bits), widened for a Float(64).
+std::string print_float_const(const Value& v, Type t) {
+  double d = v.as_double();
+  if (!std::isfinite(d)) {
+    float f = float(d);
+    std::string bits = fmt::format("reinterpret<f32>({})", print_const(Value(int64_t(std::bit_cast<int32_t>(f)))));
+    return v.is_f32() ? bits : fmt::format("f64({})", bits);
+  }
+  std::string text = float_decimal(v);
+  if (t.is_z()) return std::signbit(d) ? fmt::format("({})", text) : text;
+  if (v.is_f32()) return std::signbit(d) ? fmt::format("({}f)", text) : text + "f";
+  return fmt::format("f64({})", std::signbit(d) ? fmt::format("({})", text) : text);
+}
+
 std::string print_const(const Value& v) {
+  if (v.is_float()) return print_float_const(v, v.is_f32() ? Type::float_(32) : Type::float_(64));
   if (v.is_int() && v.sign() < 0) return fmt::format("({})", v.to_string());
   return v.to_string();  // error values print as err_rdom / err_mem, which do not parse back
 }
@@ -85,8 +116,8 @@ void write_op(std::string& out, const OpNode& n) {
     write_expr(out, n.args[0]);
     return;
   }
-  if (n.op == Op::Cast || n.op == Op::SaturatingCast) {
-    out += n.op == Op::Cast ? n.type.to_string() : fmt::format("saturating_cast<{}>", n.type.to_string());
+  if (n.op == Op::Cast || n.op == Op::SaturatingCast || n.op == Op::Reinterpret) {
+    out += n.op == Op::Cast ? n.type.to_string() : fmt::format("{}<{}>", op_name(n.op), n.type.to_string());
     out += '(';
     write_expr(out, n.args[0]);
     out += ')';
@@ -117,7 +148,11 @@ void write_op(std::string& out, const OpNode& n) {
 void write_expr(std::string& out, const Expr& e) {
   tick_command_budget();  // report rendering answers to --timeout like every phase
   switch (e->kind) {
-    case ExprKind::Const: out += print_const(as<ConstNode>(e).value); return;
+    case ExprKind::Const: {
+      const Value& v = as<ConstNode>(e).value;
+      out += v.is_float() ? print_float_const(v, e->type) : print_const(v);
+      return;
+    }
     case ExprKind::Var: {
       const std::string& name = as<VarNode>(e).name;
       // An input's geometry in Halide's spelling (ast.hpp, buffer_min_var).

@@ -1,4 +1,5 @@
-// Halide's integer types, and ℤ, the type of the thesis's language (docs/types.md).
+// Halide's integer and float types, and ℤ, the type of the thesis's language
+// (docs/types.md, docs/floats.md).
 //
 // A program in the language of the thesis (fig. 2.5 with LANGUAGE.md's sugar) is untyped:
 // every expression has type ℤ, values are unbounded and nothing wraps. A program that
@@ -20,13 +21,14 @@ namespace halo {
 
 class Type {
  public:
-  enum class Code : uint8_t { Z, Int, UInt };
+  enum class Code : uint8_t { Z, Int, UInt, Float };
 
   constexpr Type() = default;  // ℤ
   static constexpr Type z() { return Type(); }
   static constexpr Type int_(int bits) { return Type(Code::Int, bits); }
   static constexpr Type uint(int bits) { return Type(Code::UInt, bits); }
   static constexpr Type boolean() { return Type(Code::UInt, 1); }  // Halide: Bool() = UInt(1)
+  static constexpr Type float_(int bits) { return Type(Code::Float, bits); }  // 32 or 64
 
   Code code() const { return code_; }
   int bits() const { return bits_; }
@@ -34,6 +36,8 @@ class Type {
   bool is_int() const { return code_ == Code::Int; }
   bool is_uint() const { return code_ == Code::UInt; }
   bool is_bool() const { return code_ == Code::UInt && bits_ == 1; }
+  bool is_float() const { return code_ == Code::Float; }
+  bool is_integer() const { return is_int() || is_uint(); }  // one of Halide's integer types
   bool is_typed() const { return code_ != Code::Z; }
 
   // Halide's Type::can_overflow(): unsigned types and signed types of at most 16 bits wrap
@@ -41,10 +45,12 @@ class Type {
   // can_overflow_int: is_int() && bits() <= 16). ℤ never overflows.
   bool wraps() const { return is_uint() || (is_int() && bits_ <= 16); }
 
-  // The least and greatest values (Type::min(), Type::max()); ℤ has none.
+  // The least and greatest values (Type::min(), Type::max()); ℤ has none; a float type's
+  // are -inf and +inf (src/Type.cpp).
   Value min() const;
   Value max() const;
-  // Type::can_represent(int): v lies in [min, max] (always, for ℤ).
+  // Type::can_represent(int): v lies in [min, max] (always, for ℤ); for a float type, the
+  // integer v converts to it and back unchanged (an integer value only).
   bool can_represent(const Value& v) const;
   // Type::can_represent(Type): every value of `o` is one of this type's.
   bool can_represent(Type o) const;
@@ -52,11 +58,11 @@ class Type {
   // Halide's Type::widen(): twice the bits, Bool to 8 bits (the widening intrinsics).
   Type widen() const { return is_bool() ? uint(8) : Type(code_, 2 * bits_); }
 
-  // The surface spelling: "u8", "i32", "bool"; "int" for ℤ.
+  // The surface spelling: "u8", "i32", "bool", "f32"; "int" for ℤ.
   std::string to_string() const;
-  // Halide's C++ spelling: "UInt(8)", "Int(32)", "Bool()".
+  // Halide's C++ spelling: "UInt(8)", "Int(32)", "Bool()", "Float(32)".
   std::string halide_name() const;
-  // The C type of one element: "uint8_t", "int32_t", "bool".
+  // The C type of one element: "uint8_t", "int32_t", "bool", "float", "double".
   std::string c_type() const;
 
   bool operator==(const Type& o) const { return code_ == o.code_ && bits_ == o.bits_; }
@@ -69,8 +75,15 @@ class Type {
 };
 
 // The type a surface name denotes: bool, u1, u8/uint8, u16, u32, u64, i8/int8, i16, i32,
-// i64 (and int8_t, uint8_t, ... as in C++); nullopt for any other word.
+// i64 (and int8_t, uint8_t, ... as in C++), f32/float, f64/double; nullopt for any other word.
 std::optional<Type> parse_type_name(std::string_view name);
+
+// Halide's cast of a value v of type `from` to t (src/IROperator.h `cast`, CodeGen_LLVM's
+// Cast): between integer types wrap_to; an integer to a float rounds to nearest, ties to
+// even; a float to a float rounds likewise (or widens exactly); a float to an integer
+// truncates toward zero, and where the truncated value is not one of t's (NaN, ±inf, out of
+// range) LLVM's fptosi/fptoui give poison, so the value is ε_undef (docs/floats.md).
+Value cast_value(Type t, Type from, const Value& v);
 
 // Halide's integer cast of an integer v to t (src/IROperator.h `cast`; CodeGen_LLVM's
 // integer cast): the low t.bits() bits of v's two's complement, read as signed or unsigned.
@@ -83,7 +96,10 @@ Value wrap_to(Type t, const Value& v);
 // range (Halide: signed 32- and 64-bit overflow is undefined behaviour).
 Value fit(Type t, const Value& v);
 
-// Clamped into t's range (saturating_cast): never undefined.
+// Clamped into t's range (saturating_cast of an integer to an integer type): never undefined.
 Value saturate(Type t, const Value& v);
+
+// A value of float type t (32 or 64 bits) holding d rounded to t.
+Value make_float(Type t, double d);
 
 }  // namespace halo

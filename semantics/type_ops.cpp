@@ -2,6 +2,8 @@
 // (v14, v19 and v21 agree on all of them unless a comment says otherwise).
 #include "semantics/type_ops.hpp"
 
+#include "semantics/float_ops.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -69,6 +71,12 @@ Value lerp(Type t, Type wt, const Value& zero, const Value& one, const Value& w)
 Type match_types(Type a, Type b) {
   if (a == b) return a;
   if (a.is_z() || b.is_z()) return Type::z();
+  // "if one type is floating-point and the other is not, the non-float is cast to the
+  // floating-point type"; two floats go to the wider.
+  if (a.is_float() || b.is_float()) {
+    if (a.is_float() && b.is_float()) return Type::float_(std::max(a.bits(), b.bits()));
+    return a.is_float() ? a : b;
+  }
   if (a.is_uint() && b.is_uint()) return Type::uint(std::max(a.bits(), b.bits()));
   return Type::int_(std::max(a.bits(), b.bits()));
 }
@@ -92,6 +100,27 @@ OpTyping type_op(Op op, std::span<const Type> args, Type target) {
   for (Type t : args)
     if (t.is_z()) return fail(fmt::format("'{}' mixes an untyped operand with typed ones", op_name(op)));
   auto name = [&](size_t i) { return args[i].to_string(); };
+  bool any_float = std::any_of(args.begin(), args.end(), [](Type t) { return t.is_float(); });
+  if (any_float) {
+    switch (op) {
+      // Defined on floats (docs/floats.md); typed by the rules below.
+      case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Neg:
+      case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne: case Op::And: case Op::Or:
+      case Op::Not: case Op::Select: case Op::Cast: case Op::SaturatingCast: case Op::Abs: case Op::Absd:
+      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Trunc: case Op::Sqrt: case Op::IsNan: case Op::IsInf:
+      case Op::IsFinite: case Op::Reinterpret:
+        break;
+      case Op::Lerp:
+        return fail("lerp of float values or with a float weight is not modelled by halo (docs/floats.md); write "
+                    "zero + (one - zero) * w");
+      default:
+        // The bitwise operators, shifts and Halide's fixed-point intrinsics assert integer
+        // operands (src/IROperator.cpp: "... requires integer types").
+        return fail(fmt::format("'{}' needs integer operands, not {}", op_name(op),
+                                name(std::find_if(args.begin(), args.end(), [](Type t) { return t.is_float(); }) -
+                                     args.begin())));
+    }
+  }
   switch (op) {
     // + - * / % min max (src/IROperator.h: "match_types"): the matched type, also the result.
     case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
@@ -129,6 +158,28 @@ OpTyping type_op(Op op, std::span<const Type> args, Type target) {
       r.operands = {args[0]};
       r.result = target;
       return r;
+    // reinterpret(t, e): the bits of e read as t, of the same width (IR.cpp Reinterpret::make).
+    case Op::Reinterpret:
+      if (args[0].bits() != target.bits())
+        return fail(fmt::format("reinterpret from {} ({} bits) to {} ({} bits): the widths must agree", name(0),
+                                args[0].bits(), target.to_string(), target.bits()));
+      r.operands = {args[0]};
+      r.result = target;
+      return r;
+    // floor, ceil, round, trunc, sqrt: "If the argument is not floating-point, it is cast to
+    // Float(32)"; the result has the argument's float type.
+    case Op::Floor: case Op::Ceil: case Op::Round: case Op::Trunc: case Op::Sqrt: {
+      Type f = args[0].is_float() ? args[0] : Type::float_(32);
+      r.operands = {f};
+      r.result = f;
+      return r;
+    }
+    // is_nan, is_inf, is_finite: "Requires a floating point argument" (user_assert).
+    case Op::IsNan: case Op::IsInf: case Op::IsFinite:
+      if (!args[0].is_float()) return fail(fmt::format("'{}' needs a float operand, not {}", op_name(op), name(0)));
+      r.operands = {args[0]};
+      r.result = Type::boolean();
+      return r;
     // & | ^ (match_types_bitwise): both signed or both unsigned, the wider width.
     case Op::BitAnd: case Op::BitOr: case Op::BitXor:
       if (args[0].is_int() != args[1].is_int())
@@ -154,9 +205,9 @@ OpTyping type_op(Op op, std::span<const Type> args, Type target) {
       r.operands = {args[0]};
       r.result = args[0].is_int() ? Type::uint(args[0].bits()) : args[0];
       return r;
-    case Op::Absd:  // match_types, then "an unsigned value of the same bit width"
+    case Op::Absd:  // match_types, then "an unsigned value of the same bit width"; floats: abs(a - b)
       all(match_types(args[0], args[1]));
-      r.result = Type::uint(r.operands[0].bits());
+      r.result = r.operands[0].is_float() ? r.operands[0] : Type::uint(r.operands[0].bits());
       return r;
     // widening_add: match_types, widen; widening_sub: "always signed"; widening_mul:
     // match_bits, signed if either operand is.
@@ -199,6 +250,8 @@ OpTyping type_op(Op op, std::span<const Type> args, Type target) {
 Value apply_typed_op(Op op, Type t, std::span<const Type> at, std::span<const Value> a) {
   if (auto e = max_error(a)) return Value::error(*e);
   if (t.is_z() && !is_halide_op(op)) return apply_op(op, a);
+  if (t.is_float() || std::any_of(at.begin(), at.end(), [](Type x) { return x.is_float(); }) || op == Op::Reinterpret)
+    return apply_float_op(op, t, at, a);
   switch (op) {
     // + - * and unary -: exact, then the type's overflow rule (fit: wrap, or ε_undef for
     // Int(32)/Int(64), src/Type.h can_overflow).
@@ -212,7 +265,7 @@ Value apply_typed_op(Op op, Type t, std::span<const Type> at, std::span<const Va
     case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne:
     case Op::And: case Op::Or: case Op::Not: case Op::Select: case Op::Min: case Op::Max:
       return apply_op(op, a);
-    case Op::Cast: return wrap_to(t, a[0]);
+    case Op::Cast: return cast_value(t, at[0], a[0]);
     case Op::SaturatingCast: return saturate(t, a[0]);
     case Op::BitAnd: case Op::BitOr: case Op::BitXor: {
       uint64_t x = pattern(a[0]), y = pattern(a[1]);
@@ -271,6 +324,7 @@ Value apply_typed_op(Op op, Type t, std::span<const Type> at, std::span<const Va
       return Value(int64_t(__builtin_clzll(p) - (64 - n)));
     }
     case Op::Lerp: return lerp(t, at.size() > 2 ? at[2] : Type::z(), a[0], a[1], a[2]);
+    default: break;  // the float functions: apply_float_op
   }
   return Value::err_undef();
 }

@@ -22,22 +22,40 @@ class Typer {
     throw InputError(Diagnostic{file_, loc, std::move(message)});
   }
 
-  // An integer literal as the user wrote it: a constant, or the negation of one (`x + -1`
-  // is Halide's Expr + int with int -1).
+  // A literal as the user wrote it: an integer constant, an unsuffixed float constant (a
+  // C++ double), or the negation of one (`x + -1` is Halide's Expr + int with int -1).
   static std::optional<Value> literal(const Expr& e) {
     if (e->kind == ExprKind::Const && e->type.is_z()) return as<ConstNode>(e).value;
     if (e->kind == ExprKind::Op && as<OpNode>(e).op == Op::Neg && as<OpNode>(e).args[0]->kind == ExprKind::Const &&
         as<OpNode>(e).args[0]->type.is_z())
-      return sub(Value(int64_t{0}), as<ConstNode>(as<OpNode>(e).args[0]).value);
+      return negate_literal(as<ConstNode>(as<OpNode>(e).args[0]).value);
     return std::nullopt;
+  }
+  static Value negate_literal(const Value& v) {
+    if (v.is_float()) return v.is_f32() ? Value::f32(-v.as_float()) : Value::f64(-v.as_double());
+    return sub(Value(int64_t{0}), v);
+  }
+  static bool integer_literal(const Expr& e) {
+    auto v = literal(e);
+    return v && v->is_int();
+  }
+
+  // A float literal where Halide makes an Expr of it: C++ converts the double to float, since
+  // Expr's constructor from float is implicit and the one from double explicit (src/Expr.h);
+  // the negation of a literal is C++'s, before Halide sees it (`-0.0f` is -0).
+  Expr float_constant(const Expr& e, const Value& v, Type t = Type::float_(32)) const {
+    return make_const(make_float(t, v.as_double()), e->loc, t);
   }
 
   // The literal `e` as a constant of type t (check_representable: an error, not a wrap).
   Expr adopt(const Expr& e, const Value& v, Type t, const char* where) const {
+    if (v.is_float()) return float_constant(e, v);  // a float literal keeps its own type
     if (!t.can_represent(v))
       fail(e->loc, fmt::format("the integer constant {} {} would be implicitly coerced to {}, which changes its "
                                "value to {} (Halide's check_representable; write an explicit cast)",
-                               v.to_string(), where, t.to_string(), wrap_to(t, v).to_string()));
+                               v.to_string(), where, t.to_string(),
+                               t.is_float() ? cast_value(t, Type::int_(64), v).to_string() : wrap_to(t, v).to_string()));
+    if (t.is_float()) return make_const(cast_value(t, v.sign() < 0 ? Type::int_(64) : Type::uint(64), v), e->loc, t);
     if (e->kind == ExprKind::Const) return with_type(e, t);
     const auto& n = as<OpNode>(e);  // -c
     return std::make_shared<OpNode>(Op::Neg, std::vector<Expr>{with_type(n.args[0], t)}, n.loc, OpSugar::None, t);
@@ -47,6 +65,7 @@ class Typer {
   Expr as_int32(const Expr& e) const {
     auto v = literal(e);
     if (!v) return e;
+    if (v->is_float()) return float_constant(e, *v);
     if (!kInt32.can_represent(*v))
       fail(e->loc, fmt::format("the integer constant {} does not fit Int(32), the type of an integer literal in "
                                "Halide (write a cast to a 64-bit type)",
@@ -82,6 +101,14 @@ class Typer {
     // Typing again an expression already typed keeps its implicit casts implicit.
     if (n.sugar == OpSugar::ImplicitCast) return cast_to(type(n.args[0]), n.type);
     if (n.sugar == OpSugar::Abs) return build(Op::Abs, {type(n.args[0])}, n.loc, Type::z());
+    // -c of a float constant is C++'s negation of the literal (-0.0f is -0), not Halide's 0 - c.
+    if (n.op == Op::Neg && n.args[0]->kind == ExprKind::Const && as<ConstNode>(n.args[0]).value.is_float()) {
+      Value v = negate_literal(as<ConstNode>(n.args[0]).value);
+      return n.args[0]->type.is_z() ? float_constant(n.args[0], v) : make_const(v, n.loc, n.args[0]->type);
+    }
+    // f64(1.5): the .halo spelling of Halide's Expr(double), an exact binary64 constant.
+    if (n.op == Op::Cast && n.type.is_float() && n.type.bits() == 64)
+      if (auto v = literal(n.args[0]); v && v->is_float()) return float_constant(n.args[0], *v, n.type);
     switch (n.op) {
       // Halide's Expr-op-int overloads: the literal takes the other operand's type.
       case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Lt: case Op::Gt: case Op::Eq:
@@ -108,9 +135,9 @@ class Typer {
         // select: an integer-constant condition is cast to Bool, an integer-constant value
         // to the other value's type, both without a range check (src/IROperator.cpp).
         Expr c = type(n.args[0]);
-        if (literal(n.args[0])) c = cast_to(c, Type::boolean());
+        if (integer_literal(n.args[0])) c = cast_to(c, Type::boolean());
         Expr t = type(n.args[1]), f = type(n.args[2]);
-        bool lt = literal(n.args[1]).has_value(), lf = literal(n.args[2]).has_value();
+        bool lt = integer_literal(n.args[1]), lf = integer_literal(n.args[2]);
         if (lt && !lf) t = cast_to(t, f->type);
         if (lf && !lt) f = cast_to(f, t->type);
         return build(Op::Select, {c, t, f}, n.loc, n.type);
@@ -126,6 +153,8 @@ class Typer {
   // Two operands, a literal one taking the other's type (Halide's Expr-op-int overloads).
   std::vector<Expr> literal_pair(const Expr& a, const Expr& b, const std::string& where) {
     auto la = literal(a), lb = literal(b);
+    if (la && la->is_float()) la.reset();  // a float literal is a Float(32) Expr (float_constant)
+    if (lb && lb->is_float()) lb.reset();
     if (la && !lb) {
       Expr y = type(b);
       return {adopt(a, *la, y->type, where.c_str()), y};
@@ -192,13 +221,20 @@ class Typer {
     for (const Expr& a : args) ts.push_back(a->type);
     OpTyping r = type_op(op, ts, target);
     if (!r.error.empty()) fail(loc, r.error);
+    // CodeGen_LLVM::visit(Div): user_assert(!is_const_zero(b)) "Division by constant zero"; a
+    // float % lowers to a - b * floor(a / b), which divides too. (An integer one Halide's
+    // simplifier folds to 0 before.)
+    if ((op == Op::Div || op == Op::Mod) && r.result.is_float() && args[1]->kind == ExprKind::Const &&
+        as<ConstNode>(args[1]).value.is_float() && as<ConstNode>(args[1]).value.as_double() == 0)
+      fail(args[1]->loc, "division by a constant zero: Halide rejects it at compile time");
     for (size_t i = 0; i < args.size(); ++i) args[i] = cast_to(args[i], r.operands[i]);
     return std::make_shared<OpNode>(op, std::move(args), loc, OpSugar::None, r.result);
   }
 
   // A value stored in func f of type ft: a literal takes the type; anything else must have it.
   Expr value_of(const Expr& v, const std::string& f, Type ft, const char* what) {
-    if (auto lit = literal(v)) return adopt(v, *lit, ft, fmt::format("(the {} of func {})", what, f).c_str());
+    if (auto lit = literal(v); lit && lit->is_int())
+      return adopt(v, *lit, ft, fmt::format("(the {} of func {})", what, f).c_str());
     Expr t = type(v);
     if (t->type != ft)
       fail(v->loc, fmt::format("the {} of func {} has type {}, but the func's values are {} (write a cast: {}(...))",
@@ -310,11 +346,21 @@ class Typer {
     for (size_t k = 0; k < dims; ++k) params_[buffer_min_var(input, k)] = params_[buffer_extent_var(input, k)] = kInt32;
   }
 
-  // Each realized parameter's value must be one of its type.
-  void check_realization(const std::optional<Realization>& r) const {
+  // Each realized parameter's value must be one of its type; a number given for a float
+  // parameter becomes a value of that type (Param<float>::set(2.2) rounds the double).
+  void check_realization(std::optional<Realization>& r) const {
     if (!r) return;
-    for (const ParamBinding& b : r->params) {
+    for (ParamBinding& b : r->params) {
       auto it = params_.find(b.name.text);
+      if (it != params_.end() && it->second.is_float() && !b.value.is_error()) {
+        b.value = b.value.is_float() ? make_float(it->second, b.value.as_double())
+                                     : cast_value(it->second, b.value.sign() < 0 ? Type::int_(64) : Type::uint(64),
+                                                  b.value);
+        continue;
+      }
+      if (it != params_.end() && b.value.is_float())
+        fail(b.name.loc, fmt::format("{} = {} is not a value of {}'s type {}", b.name.text, b.value.to_string(),
+                                     b.name.text, it->second.to_string()));
       if (it != params_.end() && !it->second.can_represent(b.value))
         fail(b.name.loc, fmt::format("{} = {} is not a value of {}'s type {}", b.name.text, b.value.to_string(),
                                      b.name.text, it->second.to_string()));

@@ -3,8 +3,14 @@
 
 #include "support/command_budget.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
 #include <functional>
+#include <stdexcept>
 
 namespace halo {
 
@@ -64,14 +70,43 @@ std::optional<Value> Value::parse(std::string_view text) {
   return from_big(neg ? BigInt(-acc) : acc);
 }
 
-BigInt Value::to_big() const { return big_ ? *big_ : BigInt(small_); }
+BigInt Value::to_big() const {
+  if (is_float()) throw std::logic_error("halo: an integer operation reached a float value");
+  return big_ ? *big_ : BigInt(small_);
+}
+
+Value Value::f32(float f) {
+  Value r(Kind::Float32);
+  r.small_ = int64_t(std::bit_cast<uint32_t>(f));
+  return r;
+}
+
+Value Value::f64(double d) {
+  Value r(Kind::Float64);
+  r.small_ = std::bit_cast<int64_t>(d);
+  return r;
+}
+
+float Value::as_float() const {
+  if (kind_ == Kind::Float32) return std::bit_cast<float>(uint32_t(small_));
+  return float(as_double());  // only for a binary64 known to be a binary32
+}
+
+double Value::as_double() const {
+  if (kind_ == Kind::Float32) return double(as_float());
+  return std::bit_cast<double>(small_);
+}
+
+bool Value::is_nan() const { return is_float() && std::isnan(as_double()); }
 
 int Value::sign() const {
+  if (is_float()) return (as_double() > 0) - (as_double() < 0);
   if (big_) return big_->sign();
   return (small_ > 0) - (small_ < 0);
 }
 
 bool Value::fits_in_bits(int bits) const {
+  if (is_float()) return false;
   if (!big_) {
     if (bits >= 64) return true;
     int64_t lim = int64_t{1} << bits;
@@ -86,12 +121,25 @@ std::string Value::to_string() const {
     case Kind::ErrRdom: return "err_rdom";
     case Kind::ErrMem: return "err_mem";
     case Kind::ErrUndef: return "err_undef";
+    // fmt writes the shortest decimal that reads back to the value; a NaN's sign and
+    // payload are unspecified, so every NaN prints alike.
+    case Kind::Float32: return is_nan() ? "nan" : fmt::format("{}", as_float());
+    case Kind::Float64: return is_nan() ? "nan" : fmt::format("{}", as_double());
     case Kind::Int: break;
   }
   return big_ ? big_->str() : std::to_string(small_);
 }
 
+std::string Value::to_hex_string() const {
+  if (!is_float()) return to_string();
+  char buf[64];
+  if (kind_ == Kind::Float32) std::snprintf(buf, sizeof buf, "%a", double(as_float()));
+  else std::snprintf(buf, sizeof buf, "%a", as_double());
+  return buf;
+}
+
 size_t Value::hash() const {
+  if (is_float()) return is_nan() ? 0x7ff8ull * (size_t(kind_) + 7) : std::hash<int64_t>{}(small_) ^ size_t(kind_);
   if (kind_ != Kind::Int) return 0x9e3779b97f4a7c15ull * (size_t(kind_) + 7);
   if (!big_) return std::hash<int64_t>{}(small_);
   return std::hash<std::string>{}(big_->str());
@@ -99,6 +147,7 @@ size_t Value::hash() const {
 
 bool operator==(const Value& a, const Value& b) {
   if (a.kind_ != b.kind_) return false;
+  if (a.is_float()) return a.small_ == b.small_ || (a.is_nan() && b.is_nan());
   if (a.kind_ != Value::Kind::Int) return true;
   if (!a.big_ && !b.big_) return a.small_ == b.small_;
   if (a.big_ && b.big_) return *a.big_ == *b.big_;
@@ -109,6 +158,8 @@ int op_arity(Op op) {
   switch (op) {
     case Op::Not: case Op::Neg: case Op::Cast: case Op::SaturatingCast: case Op::BitNot: case Op::Abs:
     case Op::CountLeadingZeros: case Op::CountTrailingZeros: case Op::Popcount:
+    case Op::Floor: case Op::Ceil: case Op::Round: case Op::Trunc: case Op::Sqrt: case Op::IsNan: case Op::IsInf:
+    case Op::IsFinite: case Op::Reinterpret:
       return 1;
     case Op::Select: case Op::MulShiftRight: case Op::RoundingMulShiftRight: case Op::Lerp:
       return 3;
@@ -162,6 +213,15 @@ const char* op_name(Op op) {
     case Op::CountTrailingZeros: return "count_trailing_zeros";
     case Op::Popcount: return "popcount";
     case Op::Lerp: return "lerp";
+    case Op::Floor: return "floor";
+    case Op::Ceil: return "ceil";
+    case Op::Round: return "round";
+    case Op::Trunc: return "trunc";
+    case Op::Sqrt: return "sqrt";
+    case Op::IsNan: return "is_nan";
+    case Op::IsInf: return "is_inf";
+    case Op::IsFinite: return "is_finite";
+    case Op::Reinterpret: return "reinterpret";
   }
   return "?";
 }
@@ -225,6 +285,7 @@ Value mod(const Value& a, const Value& b) {
 }
 
 int compare(const Value& a, const Value& b) {
+  if (a.is_float() || b.is_float()) throw std::logic_error("halo: compare() reached a float value");
   if (a.is_small() && b.is_small()) return (a.small() > b.small()) - (a.small() < b.small());
   BigInt x = a.to_big(), y = b.to_big();
   return (x > y) - (x < y);

@@ -1,6 +1,7 @@
 // The value domain V = Z ∪ {ε_rdom, ε_mem} of thesis §2.4.1 (Def. 2.6), and ε_undef, the
 // value of an operation Halide leaves undefined in a typed program (signed 32- and 64-bit
-// overflow, a shift by the type's width or more; docs/types.md).
+// overflow, a shift by the type's width or more; docs/types.md), and the IEEE-754 binary32
+// and binary64 values of a program with Halide's Float(32) and Float(64) (docs/floats.md).
 //
 // Integers are unbounded: a value that fits in a machine word is kept as an int64_t
 // (the fast path every evaluator uses), anything larger is promoted to a Boost
@@ -26,7 +27,9 @@ class Value {
  public:
   // Order matters: errors compare by this enum (Def. 2.6: ε_rdom < ε_mem; ε_undef, which
   // only typed programs produce, is the greatest: docs/semantics-decisions.md).
-  enum class Kind : uint8_t { Int = 0, ErrRdom = 1, ErrMem = 2, ErrUndef = 3 };
+  // Float32 and Float64 are values, not errors: a float holds its IEEE bit pattern in the
+  // machine word, and only typed programs with Halide's float types make one.
+  enum class Kind : uint8_t { Int = 0, ErrRdom = 1, ErrMem = 2, ErrUndef = 3, Float32 = 4, Float64 = 5 };
 
   Value() = default;
   Value(int64_t v) : small_(v) {}  // NOLINT: integers convert implicitly
@@ -36,12 +39,22 @@ class Value {
   static Value err_mem() { return Value(Kind::ErrMem); }
   static Value err_undef() { return Value(Kind::ErrUndef); }
   static Value error(Kind k) { return Value(k); }
+  static Value f32(float f);
+  static Value f64(double d);
   // Parses an optionally signed decimal literal; nullopt when malformed.
   static std::optional<Value> parse(std::string_view text);
 
   Kind kind() const { return kind_; }
-  bool is_error() const { return kind_ != Kind::Int; }
+  bool is_error() const { return kind_ >= Kind::ErrRdom && kind_ <= Kind::ErrUndef; }
   bool is_int() const { return kind_ == Kind::Int; }
+  bool is_float() const { return kind_ >= Kind::Float32; }
+  bool is_f32() const { return kind_ == Kind::Float32; }
+  // A float's value (a binary32 widened exactly); its IEEE bit pattern (32 bits for a
+  // binary32). Floats only.
+  double as_double() const;
+  float as_float() const;
+  uint64_t float_bits() const { return uint64_t(small_); }
+  bool is_nan() const;
   // True when the value is an integer held in the machine word.
   bool is_small() const { return kind_ == Kind::Int && !big_; }
   int64_t small() const { return small_; }
@@ -52,19 +65,25 @@ class Value {
     return std::nullopt;
   }
   bool is_zero() const { return is_small() && small_ == 0; }
-  int sign() const;  // integers only
-  bool fits_in_bits(int bits) const;  // |v| < 2^bits (integers only)
+  int sign() const;  // -1, 0 or 1 (a float's: 0 for zeros and NaN)
+  bool fits_in_bits(int bits) const;  // |v| < 2^bits (false for a float)
 
-  std::string to_string() const;  // decimal, or "err_rdom" / "err_mem" / "err_undef"
+  // Decimal, or "err_rdom" / "err_mem" / "err_undef"; a float as the shortest decimal that
+  // reads back to the same value ("0.1", "-0", "inf", "nan"; docs/floats.md).
+  std::string to_string() const;
+  // A float's exact bit pattern in C99 hexadecimal ("0x1.99999ap-4"); to_string otherwise.
+  std::string to_hex_string() const;
   size_t hash() const;
 
+  // Floats are equal when their bit patterns are, except that every NaN equals every NaN:
+  // IEEE-754 and Halide leave a NaN's payload unspecified (docs/semantics-decisions.md).
   friend bool operator==(const Value& a, const Value& b);
   friend bool operator!=(const Value& a, const Value& b) { return !(a == b); }
 
  private:
   explicit Value(Kind k) : kind_(k) {}
   Kind kind_ = Kind::Int;
-  int64_t small_ = 0;
+  int64_t small_ = 0;  // an integer, or a float's bit pattern
   std::shared_ptr<const BigInt> big_;  // set iff the integer does not fit in int64_t
 };
 
@@ -84,8 +103,11 @@ enum class Op : uint8_t {
   SaturatingAdd, SaturatingSub, HalvingAdd, HalvingSub, RoundingHalvingAdd,
   RoundingShiftLeft, RoundingShiftRight, MulShiftRight, RoundingMulShiftRight,
   CountLeadingZeros, CountTrailingZeros, Popcount, Lerp,
+  // Halide's float functions (src/IROperator.h; docs/floats.md). Reinterpret's target is the
+  // node's type.
+  Floor, Ceil, Round, Trunc, Sqrt, IsNan, IsInf, IsFinite, Reinterpret,
 };
-inline constexpr Op kLastOp = Op::Lerp;
+inline constexpr Op kLastOp = Op::Reinterpret;
 int op_arity(Op op);
 const char* op_name(Op op);  // the surface spelling: "+", "select", "widening_add", ...
 // Whether the operator is one of Halide's own, beyond fig. 2.5b and LANGUAGE.md's sugar:

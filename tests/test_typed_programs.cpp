@@ -165,7 +165,7 @@ TEST_CASE("typed: what Halide rejects at compile time is an error at the express
   CHECK_THAT(type_error(R"(pipeline f() { fun f(x) = { widening_add(i64(x), i64(x)) } })"),
              Catch::Contains("128-bit"));
   CHECK_THAT(type_error(R"(pipeline f() { fun f(x) = { cast<u7>(x) } })"), Catch::Contains("expected a type"));
-  CHECK_THAT(type_error(R"(pipeline f(k : float) { fun f(x) = { k } })"), Catch::Contains("expected a type"));
+  CHECK_THAT(type_error(R"(pipeline f(k : real) { fun f(x) = { k } })"), Catch::Contains("expected a type"));
   // A literal too large for Int(32), Halide's type of an integer literal.
   CHECK_THAT(type_error(R"(pipeline f() { fun f(x) = { i64(x) + i64(3000000000) } })"),
              Catch::Contains("does not fit Int(32)"));

@@ -5,6 +5,8 @@
 #include "candidates/halide/jit.hpp"
 
 #include <fmt/format.h>
+
+#include <cmath>
 #include <fmt/ranges.h>
 
 #include <set>
@@ -210,8 +212,20 @@ bool uses_fixed_point(const HalidePlan& plan) {
   return false;
 }
 
-// A value of type t (a u64 as its bit pattern) as a C++ literal of that type.
+// A float of type t exactly, as a C++ literal: the shortest decimal that reads back to it.
+std::string float_cpp(Type t, const Value& x) {
+  const char* c = t.bits() == 32 ? "float" : "double";
+  if (x.is_nan()) return fmt::format("std::numeric_limits<{}>::quiet_NaN()", c);
+  if (std::isinf(x.as_double())) return fmt::format("{}std::numeric_limits<{}>::infinity()", x.as_double() < 0 ? "-" : "", c);
+  std::string text = x.to_string();
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return t.bits() == 32 ? text + "f" : text;
+}
+
+// A value of type t (a u64 as its bit pattern, a float as its IEEE bits) as a C++ literal
+// of that type.
 std::string value_cpp(Type t, int64_t v) {
+  if (t.is_float()) return float_cpp(t, hl_value(t, v));
   if (t.is_bool()) return v ? "true" : "false";
   if (t == Type::uint(64)) return fmt::format("UINT64_C({})", uint64_t(v));
   if (v == INT64_MIN) return "INT64_MIN";
@@ -309,7 +323,7 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
        "// of halo's reference semantics, and exits 0 when they all agree, 1 when some differ, 2\n"
        "// when Halide reports an error.\n";
   for (const std::string& n : plan.notes) o << "// Note: " << comment(n) << "\n";
-  o << "#include \"Halide.h\"\n\n#include <algorithm>\n#include <cinttypes>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <map>\n"
+  o << "#include \"Halide.h\"\n\n#include <algorithm>\n#include <cinttypes>\n#include <cmath>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <limits>\n#include <map>\n"
        "#include <iterator>\n#include <string>\n#include <vector>\n\nusing namespace Halide;\n\n";
   if (uses_fixed_point(plan))
     o << "// Halide 19 and later declare the fixed-point intrinsics (widening_add, ...) in namespace\n"
@@ -441,6 +455,9 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
   o << (opt.target == "host" || opt.target.empty()
             ? std::string("    Target target = get_jit_target_from_environment();\n")
             : fmt::format("    Target target({});\n", cpp_string(opt.target)));
+  if (plan_uses_floats(plan))
+    o << "    // Floats are compared bit for bit: strict_float keeps every operation IEEE's.\n"
+         "    target = target.with_feature(Target::StrictFloat);\n";
   o << fmt::format("    Pipeline pipeline({});\n", cpp_func(plan.output));
   if (!plan.autoscheduler.empty()) o << autoscheduler_cpp(plan, opt);
   if (opt.memcheck) {
@@ -491,25 +508,27 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
          "ctx.violations);\n";
 
   o << "\n    // halo's reference values on R(z) (fig. 2.6), first dimension fastest.\n";
-  bool u64 = out_type == Type::uint(64);
-  const char* word = u64 ? "uint64_t" : "int64_t";
+  bool u64 = out_type == Type::uint(64), fl = out_type.is_float();
+  const std::string word = fl ? out_type.c_type() : u64 ? "uint64_t" : "int64_t";
   o << fmt::format("    static const {} expected[] = {{", word);
   for (size_t i = 0; i < expected.values.size(); ++i) {
-    if (i % 12 == 0) o << "\n       ";
+    if (i % (fl ? 6 : 12) == 0) o << "\n       ";
     const Value& v = expected.values[i];
-    if (u64 && v.is_int()) o << " " << value_cpp(out_type, wrap_to(Type::int_(64), v).small()) << ",";
+    if (fl && v.is_float()) o << " " << float_cpp(out_type, v) << ",";
+    else if (fl) o << " 0 /* " << v.to_string() << " */,";
+    else if (u64 && v.is_int()) o << " " << value_cpp(out_type, wrap_to(Type::int_(64), v).small()) << ",";
     else o << " " << (v.is_small() ? std::to_string(v.small()) + "LL" : std::string("0 /* ") + v.to_string() + " */") << ",";
   }
   o << "\n        0};\n";
   // Points where the reference is undefined (a typed program's err_undef) are not compared.
   bool some_undefined = false;
-  for (const Value& v : expected.values) some_undefined = some_undefined || !v.is_int();
+  for (const Value& v : expected.values) some_undefined = some_undefined || v.is_error();
   if (some_undefined) {
     o << "    // 0 where the reference is undefined (err_undef: an operation Halide leaves undefined).\n"
          "    static const unsigned char compared[] = {";
     for (size_t i = 0; i < expected.values.size(); ++i) {
       if (i % 24 == 0) o << "\n       ";
-      o << " " << (expected.values[i].is_int() ? 1 : 0) << ",";
+      o << " " << (expected.values[i].is_error() ? 0 : 1) << ",";
     }
     o << "\n        0};\n";
   }
@@ -532,10 +551,22 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
     fmt_coords += (d ? ", " : "") + std::string("%d");
     args_coords += ", c" + std::to_string(d);
   }
-  o << fmt::format("{}  if ({}got != want && mismatches++ < 50)\n", indent, some_undefined ? "compared[i - 1] && " : "");
-  const char* pri = u64 ? "PRIu64" : "PRId64";
-  o << fmt::format("{}    printf(\"{}({}) = %\" {} \", expected %\" {} \"\\n\"{}, got, want);\n", indent,
-                   out ? out->name : plan.output, fmt_coords, pri, pri, args_coords);
+  // Floats agree when their bits do (so -0 differs from +0), every NaN agreeing with every
+  // NaN (IEEE leaves a NaN's payload unspecified); shown as decimals and exact hex.
+  std::string differ = fl ? "(std::isnan(got) != std::isnan(want) || (!std::isnan(got) && std::memcmp(&got, &want, "
+                            "sizeof got) != 0))"
+                          : "got != want";
+  o << fmt::format("{}  if ({}{} && mismatches++ < 50)\n", indent, some_undefined ? "compared[i - 1] && " : "", differ);
+  if (fl) {
+    const char* g = out_type.bits() == 32 ? "%.9g" : "%.17g";
+    o << fmt::format("{}    printf(\"{}({}) = {} (%a), expected {} (%a)\\n\"{}, (double)got, (double)got, (double)want, "
+                     "(double)want);\n",
+                     indent, out ? out->name : plan.output, fmt_coords, g, g, args_coords);
+  } else {
+    const char* pri = u64 ? "PRIu64" : "PRId64";
+    o << fmt::format("{}    printf(\"{}({}) = %\" {} \", expected %\" {} \"\\n\"{}, got, want);\n", indent,
+                     out ? out->name : plan.output, fmt_coords, pri, pri, args_coords);
+  }
   o << indent << "}\n";
   o << "    printf(\"%ld of %ld point(s) differ from halo's reference\\n\", mismatches, i);\n";
   o << (opt.memcheck ? "    return mismatches || ctx.violations ? 1 : 0;\n" : "    return mismatches ? 1 : 0;\n");

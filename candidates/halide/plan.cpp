@@ -11,6 +11,9 @@
 #include "semantics/printer.hpp"
 
 #include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
 #include <fmt/ranges.h>  // fmt::join
 
 #include <algorithm>
@@ -127,7 +130,7 @@ HlExpr typed_op(const OpNode& n, std::vector<HlExpr> a) {
       return r;
     case Op::Not: case Op::Neg: case Op::BitNot: r.kind = HlExpr::Kind::Unary; return r;
     case Op::Select: r.kind = HlExpr::Kind::Select; return r;
-    case Op::Cast: case Op::SaturatingCast: r.kind = HlExpr::Kind::Cast; return r;
+    case Op::Cast: case Op::SaturatingCast: case Op::Reinterpret: r.kind = HlExpr::Kind::Cast; return r;
     default: r.kind = HlExpr::Kind::Intrinsic; return r;
   }
 }
@@ -140,7 +143,7 @@ HlExpr translate_expr(const Expr& e, const Scope& s, const ExprContext& cx) {
       if (cx.typed) {
         // The typing pass gave every literal a type that holds it.
         c.type = e->type;
-        c.value = wrap_to(Type::int_(64), v).small();  // a u64 as its bit pattern
+        c.value = hl_bits(v);
         return c;
       }
       if (!fits_int32(v))
@@ -223,7 +226,7 @@ class Translator {
           throw OutOfModel{fmt::format("parameter {} = {} does not fit in Int(32)", name, in_.params[i].to_string())};
       }
       // A typed parameter's value is one of its type (resolve_input checked it).
-      plan_.params.push_back(HlParam{name, t, wrap_to(Type::int_(64), in_.params[i]).small()});
+      plan_.params.push_back(HlParam{name, t, hl_bits(in_.params[i])});
       HlExpr p = var_expr(HlExpr::Kind::Param, name);
       p.type = t;
       params_.vars[name] = std::move(p);
@@ -323,7 +326,7 @@ class Translator {
       for (const Value& v : b->values) {
         if (!cx_.typed && !fits_int32(v))
           throw OutOfModel{fmt::format("input {} holds {}, which does not fit in Int(32)", h.name, v.to_string())};
-        h.values.push_back(wrap_to(Type::int_(64), v).small());
+        h.values.push_back(hl_bits(v));
       }
       plan_.inputs.push_back(std::move(h));
     }
@@ -1037,11 +1040,59 @@ const char* hl_intrinsic_name(Op op) { return op_name(op); }
 Value hl_value(Type t, int64_t bits) {
   // A bool buffer's byte is returned as it is: a byte Halide never wrote is not a bool.
   if (t.is_bool() || !t.is_typed()) return Value(bits);
+  if (t.is_float())
+    return t.bits() == 32 ? Value::f32(std::bit_cast<float>(uint32_t(bits))) : Value::f64(std::bit_cast<double>(bits));
   return wrap_to(t, Value(bits));
 }
 
 namespace {
+bool uses_floats(const HlExpr& e) {
+  if (e.type.is_float()) return true;
+  for (const HlExpr& a : e.args)
+    if (uses_floats(a)) return true;
+  return false;
+}
+}  // namespace
+
+bool plan_uses_floats(const HalidePlan& plan) {
+  for (const HlParam& p : plan.params)
+    if (p.type.is_float()) return true;
+  for (const HlInput& in : plan.inputs)
+    if (in.type.is_float()) return true;
+  for (const HlFunc& f : plan.funcs) {
+    if (f.type.is_float()) return true;
+    for (const HlStage& s : f.stages) {
+      if (uses_floats(s.value) || (s.where && uses_floats(*s.where)) || (s.compound && uses_floats(*s.compound)))
+        return true;
+      for (const HlExpr& l : s.lhs)
+        if (uses_floats(l)) return true;
+    }
+  }
+  return false;
+}
+
+int64_t hl_bits(const Value& v) {
+  if (v.is_float()) return int64_t(v.float_bits());
+  return wrap_to(Type::int_(64), v).small();
+}
+
+namespace {
+// A float constant exactly: the shortest decimal that reads back to it (an `f` suffix for a
+// Float(32): Halide's Expr(float); Expr(double) for a Float(64)), or the limits for ±inf
+// and NaN.
+std::string float_const_cpp(const HlExpr& e) {
+  Value v = hl_value(e.type, e.value);
+  double d = v.as_double();
+  const char* c = e.type.bits() == 32 ? "float" : "double";
+  if (std::isnan(d)) return fmt::format("Expr(std::numeric_limits<{}>::quiet_NaN())", c);
+  if (std::isinf(d)) return fmt::format("Expr({}std::numeric_limits<{}>::infinity())", d < 0 ? "-" : "", c);
+  std::string text = v.to_string();
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return fmt::format("Expr({}{})", text, e.type.bits() == 32 ? "f" : "");
+}
+
 std::string const_cpp(const HlExpr& e) {
+  if (e.type.is_float()) return float_const_cpp(e);
   if (e.type == Type::int_(32)) {
     // Always a Halide Expr: C++ integer arithmetic on two literals would not be Euclidean
     // and would not divide by zero safely.
@@ -1076,7 +1127,7 @@ std::string hl_expr_cpp(const HlExpr& e) {
       return fmt::format("({} {} {})", hl_expr_cpp(e.args[0]), op_name(e.op), hl_expr_cpp(e.args[1]));
     case HlExpr::Kind::Select: return fmt::format("select({})", args());
     case HlExpr::Kind::Cast:
-      return fmt::format("{}<{}>({})", e.op == Op::SaturatingCast ? "saturating_cast" : "cast",
+      return fmt::format("{}<{}>({})", e.op == Op::Cast ? "cast" : op_name(e.op),
                          e.type.is_typed() ? e.type.c_type() : "int32_t", hl_expr_cpp(e.args[0]));
     case HlExpr::Kind::ToBool: return fmt::format("({} != 0)", hl_expr_cpp(e.args[0]));
     case HlExpr::Kind::Intrinsic:

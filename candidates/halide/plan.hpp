@@ -45,7 +45,7 @@ struct HlExpr {
   Kind kind = Kind::Const;
   Type type = Type::int_(32);
   Op op = Op::Add;        // Unary (Neg, Not, BitNot), Binary, Cast (Cast, SaturatingCast), Intrinsic
-  int64_t value = 0;      // Const: the value; a u64 above INT64_MAX as its bit pattern
+  int64_t value = 0;      // Const: the value; a u64 above INT64_MAX as its bit pattern, a float as its IEEE bits
   std::string name;       // Param, Var, Call: the halo name; RVar: the halo reduction variable
   int rdom_dim = -1;      // RVar: its dimension in the stage's RDom
   std::string rdom;       // RVar: the C++ name of the stage's RDom (cpp_rdom)
@@ -237,7 +237,14 @@ std::string hl_type_cpp(Type t);
 const char* hl_intrinsic_name(Op op);
 bool is_fixed_point_intrinsic(Op op);  // widening_add .. rounding_mul_shift_right
 
-// A value the worker returns (a u64 as its bit pattern) as halo's value of type t.
+// Whether any value of the plan is a float (a func, parameter, input or expression of
+// Float(32) or Float(64)): such a pipeline is compiled with Halide's strict_float target
+// feature, so that every float operation is IEEE's (docs/floats.md).
+bool plan_uses_floats(const HalidePlan& plan);
+
+// A value the worker returns (a u64 as its bit pattern, a float as its IEEE bits) as halo's
+// value of type t, and the other way.
 Value hl_value(Type t, int64_t bits);
+int64_t hl_bits(const Value& v);
 
 }  // namespace halo::halide

@@ -85,7 +85,10 @@ JitResult jit_from_json(const nlohmann::json& j) {
 
 std::string case_request_text(const Program& prog, const Input& in, bool memcheck, const std::string& target) {
   nlohmann::json params = nlohmann::json::array(), window = nlohmann::json::array();
-  for (const Value& v : in.params) params.push_back(v.to_string());  // decimal: a u64 exceeds JSON's int64
+  // An integer as a decimal (a u64 exceeds JSON's int64), a float as its exact IEEE bits.
+  for (const Value& v : in.params)
+    params.push_back(v.is_float() ? nlohmann::json{{"float_bits", v.float_bits()}, {"f32", v.is_f32()}}
+                                  : nlohmann::json(v.to_string()));
   for (const Interval& w : in.window) window.push_back({w.min.small(), w.len.small()});
   // Input buffers travel with their values (a u64 as its bit pattern), which the worker
   // hands to Halide as they are.
@@ -93,7 +96,7 @@ std::string case_request_text(const Program& prog, const Input& in, bool memchec
   for (const InputBuffer& b : in.buffers) {
     nlohmann::json box = nlohmann::json::array(), values = nlohmann::json::array();
     for (const Interval& iv : b.box) box.push_back({iv.min.small(), iv.len.small()});
-    for (const Value& v : b.values) values.push_back(wrap_to(Type::int_(64), v).small());
+    for (const Value& v : b.values) values.push_back(hl_bits(v));
     buffers.push_back({{"name", b.name}, {"box", box}, {"values", values}, {"origin", b.origin}});
   }
   return nlohmann::json{{"file", prog.file},     {"program", print_program(prog)}, {"params", params},
@@ -119,6 +122,11 @@ CaseRequest parse_case_request(const std::string& text) {
   CaseRequest c;
   c.prog = parse_program(j.at("program").get<std::string>(), j.at("file").get<std::string>());
   for (const auto& p : j.at("params")) {
+    if (p.is_object()) {
+      int64_t bits = int64_t(p.at("float_bits").get<uint64_t>());
+      c.in.params.push_back(hl_value(Type::float_(p.at("f32").get<bool>() ? 32 : 64), bits));
+      continue;
+    }
     std::optional<Value> v = Value::parse(p.get<std::string>());
     if (!v) throw std::runtime_error("a case request with a malformed parameter value");
     c.in.params.push_back(*v);

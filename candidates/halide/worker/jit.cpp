@@ -34,6 +34,7 @@ namespace fixed_point = Halide::Internal;
 Halide::Type halide_type(Type t) {
   if (!t.is_typed()) return Halide::Int(32);
   if (t.is_bool()) return Halide::Bool();
+  if (t.is_float()) return Halide::Float(t.bits());
   return t.is_int() ? Halide::Int(t.bits()) : Halide::UInt(t.bits());
 }
 
@@ -42,6 +43,7 @@ Halide::Type halide_type(Type t) {
 int64_t load_value(Type t, const void* p) {
   if (!t.is_typed()) return *static_cast<const int32_t*>(p);
   if (t.is_bool()) return *static_cast<const uint8_t*>(p);
+  if (t.is_float() && t.bits() == 32) return int64_t(*static_cast<const uint32_t*>(p));  // the IEEE bits
   switch (t.bits()) {
     case 8: return t.is_int() ? int64_t(*static_cast<const int8_t*>(p)) : int64_t(*static_cast<const uint8_t*>(p));
     case 16: return t.is_int() ? int64_t(*static_cast<const int16_t*>(p)) : int64_t(*static_cast<const uint16_t*>(p));
@@ -52,6 +54,7 @@ int64_t load_value(Type t, const void* p) {
 
 // A constant of type t (a u64 given as its bit pattern).
 Halide::Expr constant(Type t, int64_t v) {
+  if (t.is_float()) return Halide::Internal::FloatImm::make(halide_type(t), hl_value(t, v).as_double());
   if (t == Type::uint(64)) return Halide::Internal::make_const(Halide::UInt(64), uint64_t(v));
   return Halide::Internal::make_const(halide_type(t), v);
 }
@@ -387,6 +390,7 @@ struct Built {
       }
       case HlExpr::Kind::Select: return Halide::select(expr(e.args[0]), expr(e.args[1]), expr(e.args[2]));
       case HlExpr::Kind::Cast:
+        if (e.op == Op::Reinterpret) return Halide::reinterpret(halide_type(e.type), expr(e.args[0]));
         return e.op == Op::SaturatingCast ? Halide::saturating_cast(halide_type(e.type), expr(e.args[0]))
                                           : Halide::cast(halide_type(e.type), expr(e.args[0]));
       case HlExpr::Kind::ToBool: return expr(e.args[0]) != 0;
@@ -417,6 +421,14 @@ struct Built {
       case Op::CountTrailingZeros: return Halide::count_trailing_zeros(a[0]);
       case Op::Popcount: return Halide::popcount(a[0]);
       case Op::Lerp: return Halide::lerp(a[0], a[1], a[2]);
+      case Op::Floor: return Halide::floor(a[0]);
+      case Op::Ceil: return Halide::ceil(a[0]);
+      case Op::Round: return Halide::round(a[0]);
+      case Op::Trunc: return Halide::trunc(a[0]);
+      case Op::Sqrt: return Halide::sqrt(a[0]);
+      case Op::IsNan: return Halide::is_nan(a[0]);
+      case Op::IsInf: return Halide::is_inf(a[0]);
+      case Op::IsFinite: return Halide::is_finite(a[0]);
       default: break;
     }
     throw std::logic_error(std::string("halide jit: unexpected intrinsic ") + op_name(e.op));
@@ -453,7 +465,9 @@ Halide::Func boundary_func(Built& b, const HlBoundary& bc) {
 void define(Built& b, const HalidePlan& plan) {
   for (const HlParam& p : plan.params) {
     auto it = b.params.emplace(p.name, Halide::Param<>(halide_type(p.type), p.name)).first;
-    if (p.type == Type::uint(64)) it->second.set(uint64_t(p.value));
+    if (p.type.is_float() && p.type.bits() == 32) it->second.set(hl_value(p.type, p.value).as_float());
+    else if (p.type.is_float()) it->second.set(hl_value(p.type, p.value).as_double());
+    else if (p.type == Type::uint(64)) it->second.set(uint64_t(p.value));
     else it->second.set(p.value);
   }
   for (const HlInput& in : plan.inputs) {
@@ -780,6 +794,9 @@ std::unique_ptr<Compiled> compile(const HalidePlan& plan, const JitOptions& opt,
   schedule(b, plan);
   c->p = Halide::Pipeline(b.funcs.at(plan.output));
   c->t = target_of(opt.target);
+  // A float pipeline is judged bit for bit: Halide's strict_float keeps every float
+  // operation IEEE's (no reassociation, no fused multiply-add, no fast-math flags).
+  if (plan_uses_floats(plan)) c->t = c->t.with_feature(Halide::Target::StrictFloat);
   r.target = c->target_text = c->t.to_string() + g_host_note;
   // The autoscheduler schedules the pipeline as the user's program has it; the traced run's
   // pipeline is scheduled again the same way before its tracing is switched on.
