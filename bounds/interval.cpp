@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace halo {
 
 SymInterval SymInterval::point(Expr e) { return {std::move(e), simp_const(1), false, nullptr, nullptr}; }
@@ -215,22 +217,29 @@ bool within(const SymInterval& i, Type t) {
 }
 
 // [FLOAT-INDEX] The least and greatest value of e over the intervals env gives its
-// variables, as two expressions of e's own type, where e is monotone in every variable: IEEE
-// rounding is monotone, so +, -, negation, multiplication and division by a constant,
-// min, max, floor, ceil, round, trunc and every cast keep (or, by a negative constant,
-// reverse) the order of their operands (docs/floats.md, "Bounds"). Integer operators
-// inside count only in Int(32) and Int(64), which do not wrap. nullopt where e is not
-// monotone by these rules, or a variable is unbounded.
+// variables, as two expressions of e's own type (docs/floats.md, "Bounds"). IEEE rounding is
+// monotone, so +, -, negation, min, max, floor, ceil, round, trunc and every cast keep the
+// order of their operands; a product's extremes are among its corner products, and so are a
+// quotient's by a divisor that does not vary. A float whose value halo cannot bound (a func
+// value, an operator not listed) lies in [-inf, +inf]: a NaN anywhere makes the index's
+// cast to an integer undefined, so it never needs bounding. Integer operators count only
+// in Int(32) and Int(64), which do not wrap; an integer that cannot be bounded makes the
+// whole nullopt, as does an unbounded variable.
 std::optional<std::pair<Expr, Expr>> monotone_bounds(const Expr& e, const IntervalEnv& env) {
   auto rebuild = [](const OpNode& n, std::vector<Expr> args) -> Expr {
     return std::make_shared<OpNode>(n.op, std::move(args), n.loc, n.sugar, n.type);
+  };
+  auto unknown = [&]() -> std::optional<std::pair<Expr, Expr>> {
+    if (!e->type.is_float()) return std::nullopt;
+    return std::pair{make_const(make_float(e->type, -HUGE_VAL), e->loc, e->type),
+                     make_const(make_float(e->type, HUGE_VAL), e->loc, e->type)};
   };
   switch (e->kind) {
     case ExprKind::Const: return std::pair{e, e};
     case ExprKind::Var: {
       auto it = env.vars.find(as<VarNode>(e).name);
       if (it == env.vars.end()) return std::pair{e, e};
-      if (it->second.unbounded) return std::nullopt;
+      if (it->second.unbounded) return unknown();
       // A loop variable's bounds are ℤ (Int(32) in a typed target): typed as the variable is.
       Expr lo = it->second.min, hi = it->second.max();
       if (lo->type != e->type) lo = make_cast(e->type, lo, e->loc, OpSugar::ImplicitCast);
@@ -238,17 +247,10 @@ std::optional<std::pair<Expr, Expr>> monotone_bounds(const Expr& e, const Interv
       return std::pair{lo, hi};
     }
     case ExprKind::Op: break;
-    default: return std::nullopt;
+    default: return unknown();
   }
   const auto& n = as<OpNode>(e);
   bool integer_wraps = !n.type.is_float() && n.type.is_typed() && !(n.type.is_int() && n.type.bits() >= 32);
-  auto negative_const = [](const Expr& c) -> std::optional<bool> {
-    if (c->kind != ExprKind::Const) return std::nullopt;
-    const Value& v = as<ConstNode>(c).value;
-    if (v.is_float()) return v.is_nan() ? std::nullopt : std::optional<bool>(std::signbit(v.as_double()));
-    if (!v.is_int()) return std::nullopt;
-    return v.sign() < 0;
-  };
   std::vector<std::pair<Expr, Expr>> b;
   auto operands = [&](size_t k) {
     for (size_t i = 0; i < k; ++i) {
@@ -258,36 +260,76 @@ std::optional<std::pair<Expr, Expr>> monotone_bounds(const Expr& e, const Interv
     }
     return true;
   };
+  // The extreme of several candidates, each written once (bounds grow with every stage
+  // they pass through, so a repeated candidate would double at each).
+  auto extreme = [&](Op op, std::vector<Expr> xs) {
+    std::vector<Expr> distinct;
+    for (const Expr& x : xs)
+      if (std::none_of(distinct.begin(), distinct.end(), [&](const Expr& d) { return same_expr(d, x); }))
+        distinct.push_back(x);
+    Expr r = distinct[0];
+    for (size_t i = 1; i < distinct.size(); ++i)
+      r = std::make_shared<OpNode>(op, std::vector<Expr>{r, distinct[i]}, n.loc, OpSugar::None, n.type);
+    return r;
+  };
+  // Operands that do not vary make e a point: e itself, written once.
+  auto all_points = [&] {
+    return std::all_of(b.begin(), b.end(), [](const auto& x) { return same_expr(x.first, x.second); });
+  };
+  auto point = [&]() -> std::optional<std::pair<Expr, Expr>> {
+    std::vector<Expr> xs;
+    for (const auto& x : b) xs.push_back(x.first);
+    Expr r = rebuild(n, std::move(xs));
+    return std::pair{r, r};
+  };
   switch (n.op) {
     case Op::Cast: case Op::Floor: case Op::Ceil: case Op::Round: case Op::Trunc:
-      if (n.op == Op::Cast && integer_wraps && !n.type.can_represent(n.args[0]->type)) return std::nullopt;
-      if (!operands(1)) return std::nullopt;
+      if (n.op == Op::Cast && integer_wraps && !n.type.can_represent(n.args[0]->type)) return unknown();
+      if (!operands(1)) return unknown();
+      if (all_points()) return point();
       return std::pair{rebuild(n, {b[0].first}), rebuild(n, {b[0].second})};
     case Op::Neg:
-      if (integer_wraps || !operands(1)) return std::nullopt;
+      if (integer_wraps || !operands(1)) return unknown();
+      if (all_points()) return point();
       return std::pair{rebuild(n, {b[0].second}), rebuild(n, {b[0].first})};
     case Op::Add: case Op::Min: case Op::Max:
-      if (integer_wraps || !operands(2)) return std::nullopt;
+      if (integer_wraps || !operands(2)) return unknown();
+      if (all_points()) return point();
       return std::pair{rebuild(n, {b[0].first, b[1].first}), rebuild(n, {b[0].second, b[1].second})};
     case Op::Sub:
-      if (integer_wraps || !operands(2)) return std::nullopt;
+      if (integer_wraps || !operands(2)) return unknown();
+      if (all_points()) return point();
       return std::pair{rebuild(n, {b[0].first, b[1].second}), rebuild(n, {b[0].second, b[1].first})};
     case Op::Mul: case Op::Div: {
-      if (integer_wraps) return std::nullopt;
-      // By a constant (on the right for /, on either side for *): its sign orders the result.
-      int k = n.args[1]->kind == ExprKind::Const ? 1 : (n.op == Op::Mul && n.args[0]->kind == ExprKind::Const ? 0 : -1);
-      if (k < 0) return std::nullopt;
-      auto neg = negative_const(n.args[k]);
-      if (!neg) return std::nullopt;
-      if (n.op == Op::Div && !n.type.is_float() && as<ConstNode>(n.args[1]).value.is_zero()) return std::nullopt;
-      auto x = monotone_bounds(n.args[1 - k], env);
-      if (!x) return std::nullopt;
-      auto with = [&](const Expr& v) {
-        return rebuild(n, k == 1 ? std::vector<Expr>{v, n.args[1]} : std::vector<Expr>{n.args[0], v});
-      };
-      return *neg ? std::pair{with(x->second), with(x->first)} : std::pair{with(x->first), with(x->second)};
+      if (integer_wraps || !operands(2)) return unknown();
+      if (all_points()) return point();
+      bool point_divisor = same_expr(b[1].first, b[1].second);
+      if (!n.type.is_float()) {  // an integer product or quotient: by a constant only
+        if (n.args[1]->kind != ExprKind::Const || !as<ConstNode>(n.args[1]).value.is_int()) return std::nullopt;
+        const Value& c = as<ConstNode>(n.args[1]).value;
+        if (c.is_zero()) return n.op == Op::Mul ? std::optional(std::pair{n.args[1], n.args[1]}) : std::nullopt;
+        Expr lo = rebuild(n, {b[0].first, n.args[1]}), hi = rebuild(n, {b[0].second, n.args[1]});
+        return c.sign() < 0 ? std::pair{hi, lo} : std::pair{lo, hi};
+      }
+      if (n.op == Op::Div && !point_divisor) return unknown();
+      // By a constant of known sign (on the right, or on the left of a product): ordered.
+      for (size_t k : {size_t{1}, size_t{0}}) {
+        if (k == 0 && n.op == Op::Div) break;
+        if (n.args[k]->kind != ExprKind::Const) continue;
+        const Value& c = as<ConstNode>(n.args[k]).value;
+        if (!c.is_float() || c.is_nan() || c.as_double() == 0) continue;
+        const auto& x = b[1 - k];
+        auto with = [&](const Expr& v) { return rebuild(n, k == 1 ? std::vector<Expr>{v, n.args[1]} : std::vector<Expr>{n.args[0], v}); };
+        if (std::signbit(c.as_double())) return std::pair{with(x.second), with(x.first)};
+        return std::pair{with(x.first), with(x.second)};
+      }
+      std::vector<Expr> corners;
+      for (const Expr& x : {b[0].first, b[0].second})
+        for (const Expr& y : point_divisor ? std::vector<Expr>{b[1].first} : std::vector<Expr>{b[1].first, b[1].second})
+          corners.push_back(rebuild(n, {x, y}));
+      return std::pair{extreme(Op::Min, corners), extreme(Op::Max, corners)};
     }
-    default: return std::nullopt;
+    default: return unknown();
   }
 }
 
@@ -300,9 +342,12 @@ SymInterval typed_op_interval(const OpNode& n, const IntervalEnv& env) {
   // type is bounded, through monotone_bounds; where that fails, by the type's range.
   if (t.is_float()) return SymInterval::everything();
   if (n.op == Op::Cast && n.args[0]->type.is_float()) {
-    if (auto b = monotone_bounds(std::make_shared<OpNode>(n), env))
-      return SymInterval::of_bounds(b->first, b->second);
-    return type_range(t);
+    auto b = monotone_bounds(n.args[0], env);
+    auto infinite = [](const Expr& x) {
+      return x->kind == ExprKind::Const && as<ConstNode>(x).value.is_float() && std::isinf(as<ConstNode>(x).value.as_double());
+    };
+    if (!b || infinite(b->first) || infinite(b->second)) return type_range(t);
+    return SymInterval::of_bounds(make_cast(t, b->first, n.loc), make_cast(t, b->second, n.loc));
   }
   std::vector<SymInterval> w;
   for (const Expr& a : n.args) w.push_back(interval_of(a, env));

@@ -5,6 +5,8 @@
 #include "semantics/type_ops.hpp"
 
 #include <fmt/format.h>
+
+#include <limits>
 #include <stb/stb_image.h>
 #include <xtensor/xnpy.hpp>
 
@@ -107,7 +109,8 @@ void load_image(InputBuffer& buf, const TgtInput& decl, const InputBinding& b, c
       for (int x = 0; x < w; ++x) {
         size_t src = (size_t(y) * w + x) * size_t(dims == 2 ? 1 : n) + c;  // stb interleaves channels
         int64_t v = wide ? static_cast<const uint16_t*>(data.get())[src] : static_cast<const uint8_t*>(data.get())[src];
-        buf.values[(size_t(c) * h + y) * w + x] = Value(v);
+        // A float input holds the sample exactly (0 to 255, or 65535), as cast<float> of it.
+        buf.values[(size_t(c) * h + y) * w + x] = decl.type.is_float() ? cast_value(decl.type, sample, Value(v)) : Value(v);
       }
 }
 
@@ -125,7 +128,11 @@ bool load_npy_as(InputBuffer& buf, const std::string& path) {
   buf.box.assign(n, Interval{});
   for (size_t k = 0; k < n; ++k) buf.box[n - 1 - k] = Interval{0, int64_t(a.shape()[k]), {}};
   buf.values.reserve(a.size());
-  for (const T& v : a) buf.values.push_back(Value(int64_t(v)));
+  for (const T& v : a) {
+    if constexpr (std::is_same_v<T, float>) buf.values.push_back(Value::f32(v));
+    else if constexpr (std::is_same_v<T, double>) buf.values.push_back(Value::f64(v));
+    else buf.values.push_back(Value(int64_t(v)));
+  }
   return true;
 }
 
@@ -134,11 +141,21 @@ void load_npy(InputBuffer& buf, const TgtInput& decl, const InputBinding& b, con
   if (!std::filesystem::is_regular_file(path)) fail(file, b.loc, fmt::format("cannot read '{}': no such file", b.path));
   bool ok = load_npy_as<int64_t>(buf, path) || load_npy_as<int32_t>(buf, path) || load_npy_as<int16_t>(buf, path) ||
             load_npy_as<int8_t>(buf, path) || load_npy_as<uint8_t>(buf, path) || load_npy_as<uint16_t>(buf, path) ||
-            load_npy_as<uint32_t>(buf, path) || load_npy_as<bool>(buf, path);
+            load_npy_as<uint32_t>(buf, path) || load_npy_as<bool>(buf, path) || load_npy_as<float>(buf, path) ||
+            load_npy_as<double>(buf, path);
   if (!ok)
-    fail(file, b.loc, fmt::format("cannot read '{}' as a NumPy array of integers (int8..int64, uint8..uint32, bool; "
-                                  "little-endian, C order)",
+    fail(file, b.loc, fmt::format("cannot read '{}' as a NumPy array (int8..int64, uint8..uint32, bool, float32, "
+                                  "float64; little-endian, C order)",
                                   b.path));
+  // A float array fills a float input of its own precision; integers fill an integer one
+  // or, exactly, a float one.
+  for (Value& v : buf.values) {
+    if (v.is_float() && decl.type.is_float() && v.is_f32() != (decl.type.bits() == 32))
+      fail(file, b.loc, fmt::format("'{}' holds {} values, but input {} is {}", b.path, v.is_f32() ? "float32" : "float64",
+                                    decl.name, decl.type.to_string()));
+    if (v.is_int() && decl.type.is_float() && decl.type.can_represent(v))
+      v = cast_value(decl.type, Type::int_(64), v);
+  }
   if (buf.box.size() != decl.vars.size())
     fail(file, b.loc, fmt::format("'{}' has {} dimension(s) but input {} has {}", b.path, buf.box.size(), decl.name,
                                   decl.vars.size()));
@@ -152,6 +169,21 @@ void load_npy(InputBuffer& buf, const TgtInput& decl, const InputBinding& b, con
 
 Value seeded_value(Type t, uint64_t& state) {
   uint64_t r = next(state);
+  if (t.is_float()) {
+    // Mostly a pixel in [0, 1) (24 random bits), one in eight a small integer, one in eight an
+    // IEEE edge: ±0, ±1, 0.5, the least subnormal, the greatest finite, ±inf, NaN.
+    uint64_t v = next(state);
+    if ((r & 7) == 0) {
+      const double edges[] = {0.0, -0.0, 1.0, -1.0, 0.5, t.bits() == 32 ? double(std::numeric_limits<float>::denorm_min())
+                                                                         : std::numeric_limits<double>::denorm_min(),
+                              t.bits() == 32 ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max(),
+                              std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                              std::numeric_limits<double>::quiet_NaN()};
+      return make_float(t, edges[(v >> 8) % 10]);
+    }
+    if ((r & 7) == 1) return make_float(t, double(int64_t((v >> 32) % 201) - 100));
+    return make_float(t, double(v >> 40) / double(uint64_t{1} << 24));
+  }
   if (t.is_z()) {
     int64_t v = (r & 3) == 0 ? int64_t(int32_t(r >> 32)) : int64_t((r >> 32) % 201) - 100;
     return Value(v);

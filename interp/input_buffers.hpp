@@ -45,7 +45,9 @@ std::vector<std::pair<std::string, Value>> buffer_geometry_bindings(const std::v
 
 // The seeded generator's values for a type: uniform over the type, with one value in
 // eight drawn from the type's edges (min, max, 0, 1, -1, min + 1, max - 1) so that
-// wrapping and saturation are reached; ℤ draws small values and, one in four, 32-bit ones.
+// wrapping and saturation are reached; ℤ draws small values and, one in four, 32-bit ones;
+// a float type draws pixels in [0, 1), one in eight a small integer, one in eight an IEEE
+// edge (±0, subnormal, greatest finite, ±inf, NaN).
 Value seeded_value(Type t, uint64_t& state);
 
 }  // namespace halo

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <charconv>
 #include <tuple>
 
@@ -196,6 +198,7 @@ std::optional<Op> inline_reduction_kind(std::string_view word) {
 }
 
 Value inline_reduction_identity(Op op, Type t) {
+  if (t.is_float()) return make_float(t, op == Op::Mul ? 1.0 : op == Op::Max ? -HUGE_VAL : op == Op::Min ? HUGE_VAL : 0.0);
   switch (op) {
     case Op::Mul: return Value(1);
     case Op::Max: return t.min();

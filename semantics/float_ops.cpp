@@ -150,6 +150,18 @@ Value apply_float_op(Op op, Type t, std::span<const Type> at, std::span<const Va
       Value u = bits <= uint64_t(INT64_MAX) ? Value(int64_t(bits)) : Value::from_big(BigInt(bits));
       return wrap_to(t, u);
     }
+    // [FLOAT-LERP] Lerp.cpp for float values: zero * (1 - w) + one * w, each operation rounded
+    // in the values' type; an unsigned weight is first w / (2^bits - 1) in that type.
+    case Op::Lerp: {
+      Type wt = at[2];
+      Value w = wt.is_float() ? cast_value(t, wt, a[2])
+                              : arith(t, cast_value(t, wt, a[2]), make_float(t, std::ldexp(1.0, wt.bits()) - 1),
+                                      [](auto x, auto y) { return x / y; });
+      Value inv = sub(t, make_float(t, 1.0), w);
+      Value lo = arith(t, a[0], inv, [](auto x, auto y) { return x * y; });
+      Value hi = arith(t, a[1], w, [](auto x, auto y) { return x * y; });
+      return arith(t, lo, hi, [](auto x, auto y) { return x + y; });
+    }
     default: break;
   }
   return Value::err_undef();  // type_op rejects every other operator on floats

@@ -55,6 +55,18 @@ Value round_shift_right(const Value& v, int64_t b) { return div(add(v, pow2(b - 
 Value lerp(Type t, Type wt, const Value& zero, const Value& one, const Value& w) {
   if (!has_width(t) || !has_width(wt)) return Value::err_undef();
   int n = t.bits(), wb = wt.bits();
+  if (wt.is_float()) {
+    // A float weight (Lerp.cpp): Bool values pick `one` when w > 0.5f; otherwise the weight
+    // becomes the computation type's, cast<UInt(n)>(max * w) with the product in w's type
+    // (in double for 32 bits: 65535.0 * 65537.0 * w), undefined where the cast is.
+    if (t.is_bool()) return w.as_double() > 0.5 ? one : zero;
+    Type ct = Type::uint(n);
+    Value scaled = n == 32 ? Value::f64(4294967295.0 * w.as_double())
+                           : apply_float_op(Op::Mul, wt, std::array{wt, wt}, std::array{cast_value(wt, ct, ct.max()), w});
+    Value iw = cast_value(ct, scaled.is_f32() ? Type::float_(32) : Type::float_(64), scaled);
+    if (iw.is_error()) return iw;
+    return lerp(t, ct, zero, one, iw);
+  }
   if (t.is_bool()) return compare(w, div(wt.max(), Value(int64_t{2}))) > 0 ? one : zero;
   Value m = sub(pow2(n), Value(int64_t{1}));
   Value wmax = sub(pow2(wb), Value(int64_t{1}));
@@ -108,11 +120,8 @@ OpTyping type_op(Op op, std::span<const Type> args, Type target) {
       case Op::Lt: case Op::Gt: case Op::Eq: case Op::Le: case Op::Ge: case Op::Ne: case Op::And: case Op::Or:
       case Op::Not: case Op::Select: case Op::Cast: case Op::SaturatingCast: case Op::Abs: case Op::Absd:
       case Op::Floor: case Op::Ceil: case Op::Round: case Op::Trunc: case Op::Sqrt: case Op::IsNan: case Op::IsInf:
-      case Op::IsFinite: case Op::Reinterpret:
+      case Op::IsFinite: case Op::Reinterpret: case Op::Lerp:
         break;
-      case Op::Lerp:
-        return fail("lerp of float values or with a float weight is not modelled by halo (docs/floats.md); write "
-                    "zero + (one - zero) * w");
       default:
         // The bitwise operators, shifts and Halide's fixed-point intrinsics assert integer
         // operands (src/IROperator.cpp: "... requires integer types").
@@ -234,12 +243,18 @@ OpTyping type_op(Op op, std::span<const Type> args, Type target) {
       r.result = m;
       return r;
     }
-    // lerp(zero, one, w): the values of one type, at most 32 bits; w unsigned (Lerp.cpp).
+    // lerp(zero, one, w): the values of one type, at most 32 bits unless float; w unsigned
+    // or float (IROperator.cpp lerp, Lerp.cpp). halo takes a float weight no wider than
+    // float values (a wider one would make Halide compute in the wider type).
     case Op::Lerp:
       if (args[0] != args[1])
         return fail(fmt::format("the values of lerp have different types, {} and {}", name(0), name(1)));
-      if (args[0].bits() > 32) return fail("lerp of 64-bit values is not supported by Halide");
-      if (!args[2].is_uint()) return fail(fmt::format("the weight of lerp must be unsigned, not {}", name(2)));
+      if (!args[0].is_float() && args[0].bits() > 32) return fail("lerp of 64-bit values is not supported by Halide");
+      if (!args[2].is_uint() && !args[2].is_float())
+        return fail(fmt::format("the weight of lerp must be unsigned or a float, not {}", name(2)));
+      if (args[0].is_float() && args[2].is_float() && args[2].bits() > args[0].bits())
+        return fail(fmt::format("a {} weight for lerp of {} values is not modelled by halo (docs/floats.md)", name(2),
+                                name(0)));
       r.operands = {args[0], args[0], args[2]};
       r.result = args[0];
       return r;
@@ -250,6 +265,7 @@ OpTyping type_op(Op op, std::span<const Type> args, Type target) {
 Value apply_typed_op(Op op, Type t, std::span<const Type> at, std::span<const Value> a) {
   if (auto e = max_error(a)) return Value::error(*e);
   if (t.is_z() && !is_halide_op(op)) return apply_op(op, a);
+  if (op == Op::Lerp && !t.is_float() && at[2].is_float()) return lerp(t, at[2], a[0], a[1], a[2]);
   if (t.is_float() || std::any_of(at.begin(), at.end(), [](Type x) { return x.is_float(); }) || op == Op::Reinterpret)
     return apply_float_op(op, t, at, a);
   switch (op) {

@@ -129,6 +129,15 @@ class Typer {
         // lerp: an integer constant value is coerced to the other value's type.
         std::vector<Expr> args = literal_pair(n.args[0], n.args[1], "in lerp");
         args.push_back(type(n.args[2]));
+        // "Floating-point weight for lerp with integer arguments is ..., which is not in the
+        // range [0.0, 1.0]" (IROperator.cpp lerp): a constant one, at compile time.
+        if (!args[0]->type.is_float() && args[2]->kind == ExprKind::Const && as<ConstNode>(args[2]).value.is_float()) {
+          double w = as<ConstNode>(args[2]).value.as_double();
+          if (!(w >= 0.0 && w <= 1.0))
+            fail(n.args[2]->loc, fmt::format("the float weight {} of a lerp of integers is not in [0, 1] (Halide "
+                                             "rejects it at compile time)",
+                                             as<ConstNode>(args[2]).value.to_string()));
+        }
         return build(n.op, std::move(args), n.loc, n.type);
       }
       case Op::Select: {
@@ -302,7 +311,9 @@ class Typer {
         for (const RVar& r : f.updates[0].rdom) vars_[r.name.text] = kInt32;
         Type t = type(as<OpNode>(f.updates[0].value).args[1])->type;
         f.declared = t;
-        f.pure = make_const(inline_reduction_identity(*f.inline_reduction, t), f.pure->loc);
+        // (A float identity is a constant of t itself: Halide's make_const(t, ...).)
+        f.pure = make_const(inline_reduction_identity(*f.inline_reduction, t), f.pure->loc,
+                            t.is_float() ? t : Type::z());
         vars_ = params_;
         for (const Name& x : f.vars) vars_[x.text] = kInt32;
       }

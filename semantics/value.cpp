@@ -34,6 +34,7 @@ void euclid(const BigInt& a, const BigInt& b, BigInt& q, BigInt& r) {
 // A bound on the bits of a value, from its limb count: cheap, never below the truth.
 static uint64_t bits_bound(const Value& v) {
   if (v.is_small()) return 64;
+  if (v.is_float()) throw std::logic_error("halo: an integer operation reached a float value");
   return uint64_t(v.to_big_ref().backend().size()) * sizeof(boost::multiprecision::limb_type) * 8;
 }
 

@@ -14,6 +14,7 @@
 #include "tests/support.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <mpfr.h>
 #include <rapidcheck/catch.h>
 
@@ -184,7 +185,7 @@ TEST_CASE("floats: min and max are select(a < b, a, b) and select(a > b, a, b)",
   CHECK(ev2(Op::Max, f64, D(-kInfD), D(-1e308)) == D(-1e308));
 }
 
-TEST_CASE("floats: abs of -0 is undefined, of NaN NaN; absd is abs(a - b)", "[floats]") {
+TEST_CASE("floats: abs of -0 is undefined and of NaN NaN, absd is abs(a - b)", "[floats]") {
   CHECK(ev1(Op::Abs, f32, F(-2.5f)) == F(2.5f));
   CHECK(ev1(Op::Abs, f32, F(-0.0f)) == undef);  // +0 from Float(32)'s code, -0 from Float(64)'s
   CHECK(ev1(Op::Abs, f64, D(-0.0)) == undef);
@@ -233,7 +234,7 @@ TEST_CASE("floats: sqrt, is_nan, is_inf, is_finite", "[floats]") {
   CHECK_FALSE(type_op(Op::IsNan, std::vector<Type>{i32}).error.empty());
 }
 
-TEST_CASE("floats: casts to integers truncate; NaN, inf and out of range are undefined", "[floats]") {
+TEST_CASE("floats: casts to integers truncate, NaN and inf and out of range are undefined", "[floats]") {
   CHECK(cast(i32, f32, F(2.9f)) == Value(2));
   CHECK(cast(i32, f32, F(-2.9f)) == Value(-2));
   CHECK(cast(i32, f32, F(-0.0f)) == Value(0));
@@ -294,7 +295,7 @@ TEST_CASE("floats: saturating casts follow lower_saturating_cast, NaN included",
   CHECK(sat(f32, i32, Value(16777217)) == F(16777216.0f));
 }
 
-TEST_CASE("floats: reinterpret reads the bits; a NaN's bits are unspecified", "[floats]") {
+TEST_CASE("floats: reinterpret reads the bits, a NaN's bits are unspecified", "[floats]") {
   CHECK(ev(Op::Reinterpret, {f32}, {F(1.0f)}, u32) == Value(int64_t{0x3f800000}));
   CHECK(ev(Op::Reinterpret, {f32}, {F(-0.0f)}, i32) == Value(int64_t{INT32_MIN}));
   CHECK(ev(Op::Reinterpret, {i32}, {Value(int64_t{0x7f800000})}, f32) == F(kInf));
@@ -531,4 +532,43 @@ TEST_CASE("floats: printing then parsing a float program is the identity", "[flo
   CHECK(print_program(q) == text);
   CHECK_THAT(text, Catch::Contains("0.1f") && Catch::Contains("f64(0.1)") && Catch::Contains("(-0.0f)") &&
                        Catch::Contains("1e-45f"));
+}
+
+// ------------------------------------------------------------------- bounds
+TEST_CASE("floats: beta0 bounds a resampling index cast from a float", "[floats][bounds]") {
+  // f reads g at i32(f32(x) * 0.5f): monotone in x, so g's allocation is the casts at the
+  // window's ends, not Int(32)'s whole range (beta0 would give up there).
+  Program p = test::parse_valid(R"(pipeline f() {
+    fun g(x) = { f32(x) * 0.25f }
+    fun f(x) = { g[i32(f32(x) * 0.5f)] + g[i32(floor(f32(x) * -0.5f + 1.5f))] }
+  } realize () over (-5, 11))");
+  TgtProgram t = schedule_pipeline(p);
+  Beta0Completion c = complete_with_beta0(t);
+  INFO(print_tgt(c.program) << c.reason);
+  REQUIRE(c.ok);
+  CHECK_THAT(print_tgt(c.program), Catch::Contains("i32(f32(x_min) * 0.5f)"));
+  CHECK(check_theorems(p, c.program, resolve_input(p, {}), Limits{}).holds());
+}
+
+TEST_CASE("property: beta0's bounds of float-cast indices are sound on every window", "[floats][bounds][property]") {
+  // A resampling read with a drawn scale and offset (negative, zero, fractional), over a
+  // window that may be empty, a single point or negative: Theorem 2.1 must hold.
+  rc::prop("the completed program stays inside its allocations", [] {
+    float scale = *rc::gen::element(0.5f, -0.5f, 0.0f, 1.5f, -2.25f, 0.1f, 3.0f);
+    float offset = *rc::gen::element(0.0f, 0.5f, -0.5f, 2.75f, -7.0f);
+    const char* fn = *rc::gen::element("", "floor", "ceil", "round", "trunc");
+    int64_t mn = *rc::gen::inRange<int64_t>(-20, 20), len = *rc::gen::inRange<int64_t>(0, 12);
+    std::string idx = fmt::format("i32({}(f32(x) * {} + {}))", fn, print_expr(make_const(Value::f32(scale), {}, f32)),
+                                  print_expr(make_const(Value::f32(offset), {}, f32)));
+    std::string src = fmt::format(R"(pipeline f() {{
+      fun g(x) = {{ f32(x) * 0.5f }}
+      fun f(x) = {{ g[{}] + g[{} + 1] }}
+    }} realize () over ({}, {}))",
+                                  idx, idx, mn, len);
+    Program p = test::parse_valid(src);
+    Beta0Completion c = complete_with_beta0(schedule_pipeline(p));
+    RC_ASSERT(c.ok);
+    OracleVerdict v = check_theorems(p, c.program, resolve_input(p, {}), Limits{});
+    RC_ASSERT(v.holds());
+  });
 }

@@ -584,7 +584,7 @@ TEST_CASE("parser: error messages and locations", "[parser]") {
   program_error("pipeline p() { fun p(x) = { 0 } } realize () realize ()", "1:46",
                 "at most one realize section (the first is at 1:35)");
   program_error("pipeline p() { fun p(x) = { 0 } } realize (a = b)", "1:48",
-                "expected an integer, found 'b'");
+                "expected a number, found 'b'");
   program_error("pipeline p() { fun p(x) = { 0 } } realize () over", "1:50",
                 "expected '(' to start the interval");
   program_error("pipeline p() { fun p(x) = { 0 } } realize () over (0, 1, 2)", "1:56",

@@ -489,7 +489,7 @@ TEST_CASE("tgt: error messages and locations", "[tgt]") {
   tgt_error("target pipeline f() { } nop;", "1:25",
             "expected 'realize' or end of file after the pipeline body, found 'nop'");
   tgt_error("target pipeline f() { } realize () realize ()", "1:36", "expected end of file after the realize section");
-  tgt_error("target pipeline f() { } realize (w = x)", "1:38", "expected an integer, found 'x'");
+  tgt_error("target pipeline f() { } realize (w = x)", "1:38", "expected a number, found 'x'");
 
   // Positions below are in with_body's second line: the body starts at column 1.
   body_error("nop", "3:1", "expected ';' after 'nop', found '}'");
