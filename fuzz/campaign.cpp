@@ -443,7 +443,7 @@ CampaignSummary run_campaign(const CampaignOptions& opts, const CaseCheck& check
           // The program's other windows run after a pass on its own, each a case (a
           // candidate may realize them with one compile): a failure is the case's finding,
           // and is shrunk at the window that failed.
-          if (r.verdict != CaseResult::Verdict::Pass || !drawn.realize || halt() ||
+          if (r.verdict != CaseResult::Verdict::Pass || !drawn.realize || !windows_are_free(drawn) || halt() ||
               (opts.seconds > 0 && since(t0) >= opts.seconds))
             break;
           passed = std::move(r);

@@ -42,6 +42,17 @@ std::vector<Interval> case_window(const CaseSeed& s, uint64_t j, const std::vect
   return out;
 }
 
+bool windows_are_free(const Program& p) {
+  if (!p.schedule) return true;
+  const std::string& out = p.pipeline.name.text;
+  for (const Directive& d : *p.schedule)
+    if ((d.kind == DirectiveKind::Bound || d.kind == DirectiveKind::BoundExtent ||
+         d.kind == DirectiveKind::AlignBounds) &&
+        (d.func.text == out || d.loop.func.text == out))
+      return false;
+  return true;
+}
+
 CaseSeed decode_case_bytes(const uint8_t* data, size_t n) {
   CaseSeed s;
   for (size_t i = 0; i < 32 && i < n; ++i) s.key[i / 8] |= uint64_t(data[i]) << (8 * (i % 8));

@@ -47,6 +47,12 @@ std::string to_hex(const std::vector<uint8_t>& bytes);
 // extent plus 4, the window's points at most 4096 (the later dimensions give way).
 std::vector<Interval> case_window(const CaseSeed& s, uint64_t j, const std::vector<Interval>& drawn);
 
+// Whether the program may be realized on windows other than its own: not when a directive
+// pins or aligns the output's region (bound, bound_extent, align_bounds of the output),
+// since the program then asks for that region only, and Halide rightly refuses another
+// output buffer (a runtime assertion halo's own pipeline cannot be compared with).
+bool windows_are_free(const Program& p);
+
 // How big the parts of a case of a given size may be.
 struct CaseGenConfig {
   ProgramGenConfig program;

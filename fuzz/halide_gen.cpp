@@ -87,6 +87,8 @@ class Builder {
     use_param_ = chance(w_["specialize"]);
     // No draw at weight 0: the untyped cases of a seed stay what they were before types.
     typed_ = w_["typed"] > 0 && chance(w_["typed"]);
+    floats_ = w_["float"] > 0 && chance(w_["float"]);
+    typed_ = typed_ || floats_;
     // Two sibling producers of one consumer, fused at their outermost loops: Halide refuses
     // compute_with between a func and its own consumer, or between the stages of one func.
     if (chance(w_["compute_with"])) {
@@ -130,7 +132,7 @@ class Builder {
  private:
   const HalideGenConfig& c_;
   const HalideGenWeights& w_;
-  bool two_d_ = true, use_param_ = false, typed_ = false, pyramid_ = false;
+  bool two_d_ = true, use_param_ = false, typed_ = false, pyramid_ = false, floats_ = false;
   // The output's x vectorized whole: its realization's x is (min, length), as bounded.
   std::optional<std::pair<int, int>> whole_x_;
   int sibling_ = -1;  // funcs sibling_ and sibling_ + 1 both feed sibling_ + 2; -1: none
@@ -446,7 +448,11 @@ class Builder {
       rdom = fmt::format("rdom(r = ({}, {}), s = ({}, {}))", r0, rn, s0, sn);
     }
     std::string at = two_d_ ? fmt::format("{}[x + r, y{}]", g, two ? " + s" : "") : fmt::format("{}[x + r]", g);
-    if (typed_) at = fmt::format("{}({})", f.type.to_string(), at);
+    // In a float case a read of a float into an integer func saturates (a plain cast of an
+    // out-of-range float is undefined, which would leave the case nothing to compare).
+    if (typed_) at = floats_ && !f.type.is_float() && funcs_[size_t(input_of(i))].type.is_float()
+                         ? fmt::format("saturating_cast<{}>({})", f.type.to_string(), at)
+                         : fmt::format("{}({})", f.type.to_string(), at);
     std::string self = fmt::format("{}[{}]", f.name, args());
     f.update_max = chance(30);
     std::string value = f.update_max ? fmt::format("max({}, {})", self, at) : fmt::format("{} + {}", self, at);
@@ -465,8 +471,9 @@ class Builder {
   Func make_func(int i) {
     Func f;
     f.name = fmt::format("f{}", i);
-    std::string pure = typed_ ? (input_of(i) < 0 ? typed_source(f) : typed_stencil(i, f))
-                              : (input_of(i) < 0 ? source_value() : stencil(i));
+    std::string pure = floats_  ? (input_of(i) < 0 ? float_source(f) : float_stencil(i, f))
+                       : typed_ ? (input_of(i) < 0 ? typed_source(f) : typed_stencil(i, f))
+                                : (input_of(i) < 0 ? source_value() : stencil(i));
     if (sibling_ >= 0 && i == sibling_ + 2) {
       std::string other = read(funcs_[size_t(i - 2)].name);
       pure = typed_ ? fmt::format("{} + {}({})", pure, f.type.to_string(), other) : fmt::format("{} + {}", pure, other);
@@ -503,6 +510,77 @@ class Builder {
     int factor = typed_ && wide && chance(w_["wide_vector"]) ? 16 << small_int(0, 2)
                                                             : 1 + small_int(0, c_.max_factor - 1);
     return fmt::format("split({}, {}, {}, {}, {})", loop, outer, inner, factor, strategy);
+  }
+
+  // ---- float cases (docs/floats.md)
+  // A Float(32) constant, now and then an IEEE edge: a tie, a subnormal, a huge value.
+  std::string float_const() {
+    static const std::vector<std::string> common = {"0.5f", "0.25f", "1.5f", "-0.75f", "2.0f", "0.1f", "3.0f", "-1.0f",
+                                                    "255.0f", "0.003921569f"};
+    static const std::vector<std::string> edges = {"1e-40f", "3e38f", "-0.0f", "16777216.0f", "0.49999997f", "1e-7f"};
+    return chance(10) ? pick(edges) : pick(common);
+  }
+
+  // The first func: an 8-bit image, normalized to [0, 1] or scaled, or kept as integers.
+  std::string float_source(Func& f) {
+    f.type = pick(std::vector<Type>{Type::float_(32), Type::float_(32), Type::uint(8), Type::uint(16)});
+    if (!f.type.is_float()) return fmt::format("{}({})", f.type.to_string(), source_value());
+    std::string v = fmt::format("f32(u8({}))", source_value());
+    return pick(std::vector<std::string>{fmt::format("{} / 255.0f", v), fmt::format("{} * {}", v, float_const()),
+                                         fmt::format("{} - 127.5f", v)});
+  }
+
+  // A read of g as a Float(32): an integer func normalized or cast; now and then at float
+  // coordinates, as a resampling filter reads (i32(f32(x) * s + o)).
+  std::string float_read(int g) {
+    std::string r = read(funcs_[size_t(g)].name);
+    if (chance(w_["resample"]) && r.find('[') != std::string::npos) {
+      const std::string& name = funcs_[size_t(g)].name;
+      std::string fx = fmt::format("i32({}(f32(x) * {} + {}))",
+                                   pick(std::vector<std::string>{"", "floor", "round", "trunc", "ceil"}),
+                                   pick(std::vector<std::string>{"0.5f", "1.5f", "0.75f", "-0.5f", "2.0f"}),
+                                   pick(std::vector<std::string>{"0.0f", "0.5f", "-1.25f", "0.49999997f"}));
+      r = two_d_ ? fmt::format("{}[{}, y]", name, fx) : fmt::format("{}[{}]", name, fx);
+    }
+    Type t = funcs_[size_t(g)].type;
+    if (t == Type::float_(32)) return r;
+    if (t.is_float()) return fmt::format("f32({})", r);
+    return chance(50) ? fmt::format("f32({}) / 255.0f", r) : fmt::format("f32({})", r);
+  }
+
+  // A float stage: a weighted sum of reads, then a curve, a clamp, a rounding, a root, a
+  // remainder, a lerp or a division; kept in f32, widened to f64 now and then, or narrowed
+  // back to u8 or u16 the way image pipelines do.
+  std::string float_stencil(int i, Func& f) {
+    int in = input_of(i);
+    bool second_read_allowed = in >= 1 && !(sibling_ >= 0 && (i == sibling_ + 1 || i == sibling_ + 2));
+    std::string e;
+    int terms = 1 + small_int(0, 2);
+    for (int k = 0; k < terms; ++k) {
+      int g = second_read_allowed && chance(w_["second_read"]) ? in - 1 : in;
+      std::string term = small_int(0, 1) ? float_read(g) : fmt::format("{} * {}", float_read(g), float_const());
+      e = e.empty() ? term : fmt::format("{} + {}", e, term);
+    }
+    switch (small_int(0, 11)) {
+      case 1: e = fmt::format("let t = {} in {} * t * t + {} * t + {}", e, float_const(), float_const(), float_const()); break;
+      case 2: e = fmt::format("clamp({}, 0.0f, 1.0f)", e); break;
+      case 3: e = fmt::format("{}({})", pick(std::vector<std::string>{"floor", "ceil", "round", "trunc"}), e); break;
+      case 4: e = fmt::format("sqrt(abs({}))", e); break;
+      case 5: e = fmt::format("({}) % {}", e, pick(std::vector<std::string>{"0.75f", "1.0f", "-2.5f", "0.1f"})); break;
+      case 6: e = fmt::format("lerp({}, {}, {})", e, float_read(in), pick(std::vector<std::string>{"0.25f", "0.5f", "0.1f"})); break;
+      case 7: e = fmt::format("({}) / ({} + {})", e, float_read(in), float_const()); break;
+      case 8: e = fmt::format("select({} < {}, {}, -({}))", float_read(in), float_const(), e, e); break;
+      case 9: e = fmt::format("min(max({}, {}), {})", e, float_const(), float_const()); break;
+      case 10: e = fmt::format("f32(f64({}) * f64({}))", e, float_const()); break;
+      default: break;
+    }
+    switch (small_int(0, 9)) {
+      case 0: case 1: f.type = Type::uint(8); return fmt::format("u8(clamp({} * 255.0f + 0.5f, 0.0f, 255.0f))", e);
+      case 2: f.type = Type::uint(8); return fmt::format("saturating_cast<u8>({})", e);
+      case 3: f.type = Type::uint(16); return fmt::format("saturating_cast<u16>(({}) * 256.0f)", e);
+      case 4: f.type = Type::float_(64); return fmt::format("f64({}) + f64(0.1)", e);
+      default: f.type = Type::float_(32); return e;
+    }
   }
 
   // ---- typed cases

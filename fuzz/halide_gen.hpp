@@ -107,6 +107,11 @@ struct HalideGenWeights {
       // so that the seeds and fuzzer inputs of earlier campaigns still denote their cases
       // (`--weight typed=50` draws half the cases typed).
       {"typed", 0},
+      // Halide's floats (docs/floats.md): a typed case whose stages compute in float (an
+      // 8-bit image normalized, polynomial curves, resampling at float coordinates, min,
+      // max, rounding, sqrt, %, lerp, division, and back to u8 or u16). Off by default for
+      // the same reason (`--weight float=50`), and drawn after typed, which it implies.
+      {"float", 0},
       {"wide_vector", 40},     // in a typed case, the output's x split by 16, 32 or 64 (vector lanes of narrow types)
       // The drawn schedule replaced by one of Halide's four autoschedulers (docs/halide.md,
       // "Autoschedulers"). Off by default for the same reason as typed, and drawn last:

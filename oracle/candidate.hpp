@@ -48,6 +48,8 @@ struct CandidateOptions {
   // schedule as written anyway: it must refuse it too, or compute the reference (Halide's
   // promise for every schedule it accepts). Empty: the schedule passed halo's rules.
   std::string formal_refusal;
+  // Halide: judge float outputs in the relaxed float mode (docs/floats.md), not bit for bit.
+  bool relaxed_floats = false;
 };
 
 // How one case ended for a candidate.

@@ -6,6 +6,7 @@
 // program (no candidate), so that the tests are about the campaign, not about Halide.
 #include "fuzz/campaign.hpp"
 #include "fuzz/case_gen.hpp"
+#include "tests/support.hpp"
 #include "fuzz/campaign_jobs.hpp"
 #include "fuzz/candidate_campaign.hpp"
 #include "semantics/parser.hpp"
@@ -418,4 +419,15 @@ TEST_CASE("windows: a case's other windows are its own, bounded, and reach the e
       if (w.len.small() > 8) reached.insert("wider");
     }
   CHECK(reached == std::set<std::string>{"empty", "single", "negative", "wider"});
+}
+
+TEST_CASE("windows: a program that pins its output's region keeps its own window", "[fuzz]") {
+  // bound(out, x, 2, 2) asks for out on [2, 4) only: another window is another request,
+  // which Halide refuses with a runtime assertion that halo's own pipeline cannot match.
+  const std::string pipe = "pipeline out() { fun g(x) = { x } fun out(x) = { g[x] + 1 } }\n";
+  CHECK(fuzz::windows_are_free(test::parse_valid(pipe + "schedule { split(<out, 0, 0, x>, xo, xi, 2, guard); }")));
+  CHECK(fuzz::windows_are_free(test::parse_valid(pipe + "schedule { bound(g, x, 0, 8); }")));
+  CHECK_FALSE(fuzz::windows_are_free(test::parse_valid(pipe + "schedule { bound(out, x, 2, 2); }")));
+  CHECK_FALSE(fuzz::windows_are_free(test::parse_valid(pipe + "schedule { bound_extent(out, x, 4); }")));
+  CHECK_FALSE(fuzz::windows_are_free(test::parse_valid(pipe + "schedule { align_bounds(out, x, 4, 0); }")));
 }

@@ -122,3 +122,28 @@ realize () over (0, 4)
   CHECK_THAT(out, Catch::Contains("2 of 4 point(s) differ"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("Halide floats: the relaxed float mode compiles without strict_float and says so", "[floats][halide][cli]") {
+  // Halide's default float semantics reassociates (a + 1e8f) - 1e8f into a: beyond any
+  // rounding tolerance, so relaxed mode reports it, while strict mode (strict_float) holds.
+  std::string dir = std::filesystem::temp_directory_path() / ("halo_relaxed_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string big = dir + "/big.halo", small = dir + "/small.halo";
+  std::ofstream(big) << "pipeline f() {\n  fun f(x) = { (f32(x) * 0.1f + 1e8f) - 1e8f }\n}\nrealize () over (0, 4)\n";
+  std::ofstream(small) << "pipeline f() {\n  fun f(x) = { (f32(x) * 0.1f + 1.0f) - 1.0f }\n}\nrealize () over (0, 4)\n";
+  test::CliResult strict = test::run_halo({"oracle", big, "--target", "halide"});
+  INFO(strict.out << strict.err);
+  CHECK(strict.status == 0);
+  CHECK_THAT(strict.out, Catch::Contains("float mode strict: compiled with strict_float"));
+  test::CliResult relaxed = test::run_halo({"oracle", big, "--target", "halide", "--float-mode", "relaxed"});
+  INFO(relaxed.out << relaxed.err);
+  CHECK(relaxed.status == 1);
+  CHECK_THAT(relaxed.out, Catch::Contains("float mode relaxed: compiled without strict_float"));
+  CHECK_THAT(relaxed.out, !Catch::Contains("strict_float)"));
+  test::CliResult within = test::run_halo({"oracle", small, "--target", "halide", "--float-mode", "relaxed"});
+  INFO(within.out << within.err);
+  CHECK(within.status == 0);
+  // The flag needs a Halide target.
+  CHECK(test::run_halo({"oracle", small, "--float-mode", "relaxed"}).status == 2);
+  std::filesystem::remove_all(dir);
+}

@@ -29,7 +29,8 @@ Subcommand register_fuzz(CLI::App& app) {
       ->capture_default_str();
   add_campaign_options(cmd, o->campaign);
   add_halide_fuzz_flags(cmd, o->target, o->halide);
-  for (const char* name : {"--target", "--halide-target", "--no-memcheck", "--halide-timeout", "--generator", "--weight"})
+  for (const char* name : {"--target", "--halide-target", "--no-memcheck", "--halide-timeout", "--generator", "--weight",
+                           "--float-mode"})
     o->campaign.identity_options.push_back(name);
   return {cmd, [o](std::ostream& out, std::ostream& err) {
             resume_recorded_campaign(o->campaign, "fuzz");  // restores --target and the rest of the record

@@ -75,6 +75,11 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
       ->capture_default_str();
   oracle->add_flag("--no-memcheck", f.no_memcheck,
                    "with --target halide: skip the traced run that checks every load and store of every func");
+  oracle->add_option("--float-mode", f.float_mode,
+                     "with --target halide: how a float output is judged: strict (compiled with strict_float, compared bit for "
+                   "bit) or relaxed (Halide's default fast-math, compared within a tolerance; docs/floats.md)")
+      ->check(CLI::IsMember({"strict", "relaxed"}))
+      ->capture_default_str();
   oracle->add_option("--halide-timeout", f.halide_timeout,
                      "with --target halide: seconds Halide may take to compile and run the case")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
@@ -95,11 +100,14 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
           },
           "NAME"));
   check_halide_flags(oracle, f.target, f.halide_target,
-                     {"--halide-target", "--no-memcheck", "--halide-timeout", "--emit-cpp", "--autoscheduler"});
+                     {"--halide-target", "--no-memcheck", "--halide-timeout", "--emit-cpp", "--autoscheduler",
+                      "--float-mode"});
 }
 
-CandidateOptions candidate_options(const std::string& platform, bool no_memcheck, double timeout) {
+CandidateOptions candidate_options(const std::string& platform, bool no_memcheck, double timeout,
+                                   const std::string& float_mode) {
   CandidateOptions opt;
+  opt.relaxed_floats = float_mode == "relaxed";
   opt.platform = platform;
   opt.memcheck = !no_memcheck;
   opt.timeout_seconds = timeout;
@@ -148,7 +156,7 @@ int run_candidate_oracle(const HalideOracleFlags& f, const std::string& file, co
     schedule_pipeline(prog);
   }
   Input in = resolve_input(prog, over);
-  CandidateOptions opt = candidate_options(f.halide_target, f.no_memcheck, f.halide_timeout);
+  CandidateOptions opt = candidate_options(f.halide_target, f.no_memcheck, f.halide_timeout, f.float_mode);
   opt.formal_refusal = refusal;
   opt.max_memory_bytes = limits.max_memory_bytes;
   opt.reference_limits = limits;
@@ -214,6 +222,11 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
       ->capture_default_str();
   fuzz->add_flag("--no-memcheck", f.no_memcheck,
                  "with --target halide: skip the traced run that checks every load and store of every func");
+  fuzz->add_option("--float-mode", f.float_mode,
+                   "with --target halide: how a float output is judged: strict (compiled with strict_float, compared bit for "
+                   "bit) or relaxed (Halide's default fast-math, compared within a tolerance; docs/floats.md)")
+      ->check(CLI::IsMember({"strict", "relaxed"}))
+      ->capture_default_str();
   fuzz->add_option("--halide-timeout", f.halide_timeout,
                    "with --target halide: seconds Halide may take to compile and run one case (more is a hang; "
                    "`halo oracle` waits 60 s, a campaign 10 s by default)")
@@ -231,7 +244,8 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
                    "with --target halide: NAME=PERCENT, how often the halide generator draws a pattern (repeatable; "
                    "the names and defaults are in docs/fuzzing.md)");
   check_halide_flags(fuzz, target, f.halide_target,
-                     {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage", "--generator", "--weight"});
+                     {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage", "--generator", "--weight",
+                      "--float-mode"});
 }
 
 void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, const std::string& findings_dir,
@@ -242,7 +256,7 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
     throw InputError(Diagnostic{"", {}, "a campaign runs against one version (--target NAME or NAME@V); "
                                         "each finding is then re-run on every installed version"});
   const Candidate* candidate = t.candidate;
-  CandidateOptions opt = candidate_options(f.halide_target, f.no_memcheck, f.halide_timeout);
+  CandidateOptions opt = candidate_options(f.halide_target, f.no_memcheck, f.halide_timeout, f.float_mode);
   opt.version = t.selection.keys.front();
   std::string version;
   for (const CandidateVersion& v : candidate->versions())

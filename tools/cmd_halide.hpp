@@ -23,6 +23,7 @@ struct HalideOracleFlags {
   double halide_timeout = 60;
   std::string emit_cpp;               // write the reproducer here ("-": stdout)
   std::string autoscheduler;          // replace the file's schedule with this autoscheduler of Halide's
+  std::string float_mode = "strict";  // how float outputs are judged (docs/floats.md)
 };
 
 void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f);
@@ -37,6 +38,7 @@ struct HalideFuzzFlags {
   // confirms it) and once more per installed version when the finding is completed.
   double halide_timeout = 10;
   bool triage = false;
+  std::string float_mode = "strict";  // how float outputs are judged (docs/floats.md)
   // The case generator (fuzz/halide_gen.hpp): "halide" (programs as Halide users write
   // them, schedules where Halide's bugs live) or "semantics" (the generator of --target self).
   std::string generator = "halide";

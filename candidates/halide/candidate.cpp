@@ -84,6 +84,7 @@ HalideOptions halide_options(const CandidateOptions& opt) {
   h.reference_limits = opt.reference_limits;
   h.reuse_process = opt.reuse_process;
   h.formal_refusal = opt.formal_refusal;
+  h.relaxed_floats = opt.relaxed_floats;
   return h;
 }
 

@@ -376,17 +376,32 @@ std::optional<bool> halo_asserts(const Program& prog, const Input& in, const Lim
   }
 }
 
+RelaxedFloatTolerance relaxed_float_tolerance(Type t) {
+  return t.bits() == 32 ? RelaxedFloatTolerance{1e-6, 1e-4} : RelaxedFloatTolerance{1e-12, 1e-9};
+}
+
 // The output func's type: a typed program's, or ℤ (Halide's Int(32) under the Int(32) model).
 Type output_type(const Program& prog) {
   const FuncDef* out = prog.pipeline.find(prog.pipeline.name.text);
   return out ? out->type : Type::z();
 }
 
-void compare(const JitResult& r, const OutputBuffer& ref, Type type, bool memcheck_run, HalideVerdict& v) {
+// Whether a float output agrees in the relaxed mode: within the tolerance, and anything at
+// a point whose reference is NaN or infinite (fast-math assumes there are none).
+bool relaxed_agree(Type t, const Value& want, const Value& got) {
+  if (!want.is_float() || !got.is_float()) return false;
+  double w = want.as_double(), g = got.as_double();
+  if (!std::isfinite(w)) return true;
+  RelaxedFloatTolerance tol = relaxed_float_tolerance(t);
+  return std::abs(g - w) <= tol.absolute + tol.relative * std::abs(w);
+}
+
+void compare(const JitResult& r, const OutputBuffer& ref, Type type, bool memcheck_run, bool relaxed, HalideVerdict& v) {
   for (size_t i = 0; i < ref.values.size() && i < r.values.size(); ++i) {
     const Value& want = ref.values[i];
     Value got = hl_value(type, r.values[i]);
     if (want == got || want.kind() == Value::Kind::ErrUndef) continue;
+    if (relaxed && type.is_float() && relaxed_agree(type, want, got)) continue;
     ++v.mismatches;
     if (v.first_mismatches.size() < kMaxMismatchExamples)
       v.first_mismatches.push_back(PointMismatch{window_point(ref.window, i), want, got, memcheck_run});
@@ -604,10 +619,22 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
                "ended without its input bounds check failing";
     return;
   }
-  compare(*rep.plain, ref, output_type(prog), false, v);
+  bool relaxed = opt.relaxed_floats && output_type(prog).is_float();
+  compare(*rep.plain, ref, output_type(prog), false, relaxed, v);
   if (!rep.memcheck) note_fill_points(*rep.plain, ref, output_type(prog), v);
   uint64_t plain_mismatches = v.mismatches;
-  if (plain_mismatches == 0 && rep.memcheck) compare(*rep.memcheck, ref, output_type(prog), true, v);
+  if (plain_mismatches == 0 && rep.memcheck) compare(*rep.memcheck, ref, output_type(prog), true, relaxed, v);
+  // Which float mode judged the case, in every report of a float output.
+  if (output_type(prog).is_float()) {
+    if (relaxed) {
+      RelaxedFloatTolerance tol = relaxed_float_tolerance(output_type(prog));
+      v.notes.push_back(fmt::format("float mode relaxed: compiled without strict_float, outputs compared within "
+                                    "{:g} + {:g} * |expected|, points whose reference is NaN or infinite not compared",
+                                    tol.absolute, tol.relative));
+    } else {
+      v.notes.push_back("float mode strict: compiled with strict_float, outputs compared bit for bit (NaNs equal)");
+    }
+  }
   if (v.mismatches > 0) {
     // Halide was seen computing regions: are they still inside the Int(32) model?
     Int32ModelResult again = prog.pipeline.typed ? Int32ModelResult{} : check_int32_model(prog, in, v.mem.realized);
@@ -880,7 +907,7 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
     v.detail = "outside the Int(32) model: " + model.why;
     return finish(v);
   }
-  std::string request = case_request_text(prog, in, opt.memcheck, opt.target);
+  std::string request = case_request_text(prog, in, opt.memcheck, opt.target, !opt.relaxed_floats);
   IsolatedRun run;
   bool fresh = !opt.reuse_process;
   if (opt.reuse_process) {

@@ -64,7 +64,18 @@ struct HalideOptions {
   // (worker.hpp). A single case is faster in a fresh process.
   bool reuse_process = true;
   std::string formal_refusal;    // CandidateOptions::formal_refusal
+  // How a float output is judged (docs/floats.md, "Against Halide"): strict compiles with
+  // strict_float and compares bit for bit; relaxed compiles without it (Halide's default,
+  // fast-math) and compares within kRelaxedFloatTolerance, not at NaN or infinite points.
+  bool relaxed_floats = false;
 };
+
+// The relaxed float mode's tolerance: |got - want| <= kRelaxedAbsolute + kRelaxedRelative *
+// |want| in the output's precision (Float(32): 1e-6 and 1e-4; Float(64): 1e-12 and 1e-9).
+struct RelaxedFloatTolerance {
+  double absolute, relative;
+};
+RelaxedFloatTolerance relaxed_float_tolerance(Type t);
 
 struct PointMismatch {
   std::vector<Value> point;

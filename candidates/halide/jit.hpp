@@ -54,6 +54,7 @@ struct JitOptions {
   // they differ in nothing but their output window (protocol.hpp, compile_reuse_key): a
   // JIT-compiled pipeline realizes any output buffer, as a user's does.
   std::string reuse_key;
+  bool strict_float = true;  // a float pipeline gets Halide's strict_float feature (docs/floats.md)
 };
 
 struct MemcheckReport {

@@ -591,6 +591,20 @@ class Translator {
                                        print_directive(d), on_stage0 ? d.loop.func.text : d.func.text)};
   }
 
+  // rfactor and atomic let Halide evaluate a reduction in another order (partial results
+  // combined, vector lanes reduced): Halide requires the reduction to be associative, and
+  // treats float + and * as if they were (AssociativeOpsTable.cpp), which IEEE rounding is
+  // not (nor min and max with a NaN). halo does not judge such a case bit for bit
+  // (docs/floats.md, "Against Halide").
+  void refuse_float_reassociation(const Directive& d, const std::string& func) const {
+    for (const FuncDef& f : prog_.pipeline.funcs)
+      if (f.name.text == func && f.type.is_float())
+        throw NotExpressible{fmt::format("{}: {} reduces floats, which Halide reorders under rfactor and atomic as if "
+                                         "float arithmetic were associative; halo does not judge a reordered float "
+                                         "reduction bit for bit",
+                                         print_directive(d), func)};
+  }
+
   void translate_directive(const Directive& d) {
     check_not_implicit_pure_stage(d);
     if (d.on_intermediate ||
@@ -732,6 +746,7 @@ class Translator {
         return;
       }
       case DirectiveKind::Rfactor: {
+        refuse_float_reassociation(d, d.loop.func.text);
         auto& ls = stage_loops(d.loop);
         size_t k = loop_index(ls, d.loop);
         if (d.loop.stage == 0 || !ls[k].loop.rvar)
@@ -790,6 +805,7 @@ class Translator {
         return;
       }
       case DirectiveKind::Atomic: {
+        refuse_float_reassociation(d, d.loop.func.text);
         if (!loops_.count(StageKey{d.loop.func.text, d.loop.spec, d.loop.stage}) || d.loop.stage == 0)
           throw InputError(Diagnostic{prog_.file, d.loc,
                                       fmt::format("atomic applies to an update stage <{}, j, i> with i >= 1, and {} "

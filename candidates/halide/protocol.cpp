@@ -83,7 +83,8 @@ JitResult jit_from_json(const nlohmann::json& j) {
   return r;
 }
 
-std::string case_request_text(const Program& prog, const Input& in, bool memcheck, const std::string& target) {
+std::string case_request_text(const Program& prog, const Input& in, bool memcheck, const std::string& target,
+                              bool strict_float) {
   nlohmann::json params = nlohmann::json::array(), window = nlohmann::json::array();
   // An integer as a decimal (a u64 exceeds JSON's int64), a float as its exact IEEE bits.
   for (const Value& v : in.params)
@@ -101,7 +102,7 @@ std::string case_request_text(const Program& prog, const Input& in, bool memchec
   }
   return nlohmann::json{{"file", prog.file},     {"program", print_program(prog)}, {"params", params},
                         {"window", window},      {"memcheck", memcheck},           {"target", target},
-                        {"buffers", buffers}}
+                        {"buffers", buffers},    {"strict_float", strict_float}}
       .dump();
 }
 
@@ -114,7 +115,7 @@ std::string compile_reuse_key(const CaseRequest& c) {
   if (windowless.realize) windowless.realize->window.clear();
   Input in = c.in;
   in.window.clear();
-  return case_request_text(windowless, in, c.memcheck, c.target);
+  return case_request_text(windowless, in, c.memcheck, c.target, c.strict_float);
 }
 
 CaseRequest parse_case_request(const std::string& text) {
@@ -145,6 +146,7 @@ CaseRequest parse_case_request(const std::string& text) {
     c.in.buffers.push_back(std::move(buf));
   }
   c.memcheck = j.at("memcheck").get<bool>();
+  c.strict_float = j.value("strict_float", true);
   c.target = j.at("target").get<std::string>();
   return c;
 }

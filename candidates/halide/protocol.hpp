@@ -23,9 +23,13 @@ struct CaseRequest {
   Input in;
   bool memcheck = true;
   std::string target = "host";  // a Halide target string
+  // A float pipeline is compiled with strict_float (docs/floats.md); false: without it, for
+  // the relaxed float mode, whose outputs are compared with a tolerance.
+  bool strict_float = true;
 };
 
-std::string case_request_text(const Program& prog, const Input& in, bool memcheck, const std::string& target);
+std::string case_request_text(const Program& prog, const Input& in, bool memcheck, const std::string& target,
+                              bool strict_float = true);
 CaseRequest parse_case_request(const std::string& text);  // throws on malformed text
 
 // What decides a case's compiled pipeline: everything of the request but its output window

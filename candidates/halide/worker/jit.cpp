@@ -796,7 +796,7 @@ std::unique_ptr<Compiled> compile(const HalidePlan& plan, const JitOptions& opt,
   c->t = target_of(opt.target);
   // A float pipeline is judged bit for bit: Halide's strict_float keeps every float
   // operation IEEE's (no reassociation, no fused multiply-add, no fast-math flags).
-  if (plan_uses_floats(plan)) c->t = c->t.with_feature(Halide::Target::StrictFloat);
+  if (opt.strict_float && plan_uses_floats(plan)) c->t = c->t.with_feature(Halide::Target::StrictFloat);
   r.target = c->target_text = c->t.to_string() + g_host_note;
   // The autoscheduler schedules the pipeline as the user's program has it; the traced run's
   // pipeline is scheduled again the same way before its tracing is switched on.

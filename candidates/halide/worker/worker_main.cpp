@@ -45,6 +45,7 @@ void serve_case(const std::string& text, int fd) {
   JitOptions jo;
   jo.target = c.target;
   jo.reuse_key = compile_reuse_key(c);
+  jo.strict_float = c.strict_float;
   // Halide's messages are not always UTF-8 (a corrupted error message is a finding of its
   // own): invalid bytes are replaced, so that the report still arrives.
   auto line = [](const JitResult& r) {
