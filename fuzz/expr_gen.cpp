@@ -16,9 +16,10 @@
 
 namespace halo::fuzz {
 
-ExprGenConfig expr_case_config(int size) {
+ExprGenConfig expr_case_config(int size, int float_percent) {
   size = std::clamp(size, 0, kMaxCaseSize);
   ExprGenConfig c;
+  c.float_percent = float_percent;
   c.max_depth = 2 + size * 3 / kMaxCaseSize;     // 2..5
   c.max_window = 8 + size * 56 / kMaxCaseSize;   // 8..64
   return c;
@@ -31,6 +32,24 @@ const std::vector<Type>& value_types() {
   static const std::vector<Type> ts = {Type::uint(8),  Type::uint(16), Type::int_(16), Type::int_(8),
                                        Type::int_(32), Type::uint(32), Type::uint(64), Type::int_(64)};
   return ts;
+}
+
+// ... and, in a float case, the float types too.
+const std::vector<Type>& value_types_with_floats() {
+  static const std::vector<Type> ts = [] {
+    std::vector<Type> t = value_types();
+    t.insert(t.begin() + 2, {Type::float_(32), Type::float_(64)});
+    return t;
+  }();
+  return ts;
+}
+
+// The float functions, drawn in float cases only (type_op refuses the integer-only
+// operators on floats, which are then redrawn).
+const std::vector<Op>& float_ops() {
+  static const std::vector<Op> ops = {Op::Floor, Op::Ceil, Op::Round, Op::Trunc, Op::Sqrt, Op::Div, Op::Mod,
+                                      Op::Min, Op::Max, Op::Add, Op::Sub, Op::Mul, Op::Lerp};
+  return ops;
 }
 
 const std::vector<Op>& generated_ops() {
@@ -55,9 +74,17 @@ std::string apply_text(Op op, const std::vector<std::string>& a) {
 }
 
 // A constant of type t at one of its edges, written with casts of Int(32) literals (a
-// literal must fit Int(32)).
+// literal must fit Int(32)); a float's IEEE edges as float literals or through their bits.
 std::string edge_constant(Type t) {
   std::string n = t.to_string();
+  if (t.is_float()) {
+    static const std::vector<std::string> edges = {
+        "0.0f", "(-0.0f)", "1e-45f", "1.17549435e-38f", "3.4028235e38f", "reinterpret<f32>(2139095040)",
+        "reinterpret<f32>((-8388608))", "reinterpret<f32>(2143289344)", "0.5f", "2.5f", "(-1.5f)", "0.1f",
+        "16777217.0f", "0.49999997f"};
+    std::string c = pick(edges);
+    return t.bits() == 32 ? c : fmt::format("f64({})", c);
+  }
   switch (small_int(0, 4)) {
     case 0: return fmt::format("{}(0)", n);
     case 1: return fmt::format("{}(1)", n);
@@ -79,7 +106,9 @@ class Builder {
   explicit Builder(const ExprGenConfig& c) : c_(c) {}
 
   std::string build() {
-    Type out = pick(value_types());
+    // Drawn only at a positive percent, so that every other draw of a seed stays as it was.
+    floats_ = c_.float_percent > 0 && chance(c_.float_percent);
+    Type out = pick(types());
     std::string body = expr(out, small_int(1, c_.max_depth));
     std::string funcs;
     std::vector<std::string> inline_inputs;
@@ -90,6 +119,13 @@ class Builder {
       uint32_t k2 = uint32_t(*rc::gen::inRange<int64_t>(1, 1 << 30)) | 1u;
       int c = small_int(-100, 100);
       std::string hash = fmt::format("{}(u64(x + {}) * u64({}) * u64({}))", t.to_string(), c, k1, k2);
+      // A float lane: any bit pattern (every magnitude, now and then an infinity or NaN),
+      // or a small value in quarters.
+      if (t.is_float())
+        hash = chance(50) ? fmt::format("reinterpret<{}>({}(u64(x + {}) * u64({}) * u64({})))", t.to_string(),
+                                        t.bits() == 32 ? "u32" : "u64", c, k1, k2)
+                          : fmt::format("{}(i32(u64(x + {}) * u64({}) % u64(64)) - 32) * {}", t.to_string(), c, k1,
+                                        t.bits() == 32 ? "0.25f" : "f64(0.25)");
       int every = small_int(2, 9);
       std::string value = chance(70) ? fmt::format("select(x % {} == {}, {}, {})", every, small_int(0, every - 1),
                                                    edge_constant(t), hash)
@@ -113,6 +149,9 @@ class Builder {
  private:
   const ExprGenConfig& c_;
   std::map<std::string, Type> inputs_;
+  bool floats_ = false;
+
+  const std::vector<Type>& types() const { return floats_ ? value_types_with_floats() : value_types(); }
 
   std::string leaf(Type t) {
     if (chance(10)) return edge_constant(t);
@@ -126,7 +165,7 @@ class Builder {
   std::string expr(Type want, int depth) {
     if (depth <= 0 || chance(15)) return leaf(want);
     for (int attempt = 0; attempt < 12; ++attempt) {
-      Op op = pick(generated_ops());
+      Op op = floats_ && want.is_float() && chance(60) ? pick(float_ops()) : pick(generated_ops());
       if (auto e = apply(op, want, depth)) return *e;
     }
     return leaf(want);
@@ -138,16 +177,16 @@ class Builder {
     bool widening = op == Op::WideningAdd || op == Op::WideningSub || op == Op::WideningMul;
     if (widening && want.bits() >= 16 && chance(80))
       return chance(50) ? Type::uint(want.bits() / 2) : Type::int_(want.bits() / 2);
-    return chance(65) ? want : pick(value_types());
+    return chance(65) ? want : pick(types());
   }
 
   std::optional<std::string> apply(Op op, Type want, int depth) {
     if (op == Op::SaturatingCast) {
-      Type from = pick(value_types());
+      Type from = pick(types());
       return fmt::format("saturating_cast<{}>({})", want.to_string(), expr(from, depth - 1));
     }
     if (op == Op::Select) {
-      Type ct = pick(value_types());
+      Type ct = pick(types());
       Op cmp = pick(std::vector<Op>{Op::Lt, Op::Le, Op::Eq, Op::Ne});
       std::string cond = apply_text(cmp, {expr(ct, depth - 2), expr(ct, depth - 2)});
       return fmt::format("select({}, {}, {})", cond, expr(want, depth - 1), expr(want, depth - 1));
@@ -162,7 +201,7 @@ class Builder {
       if (a.bits() == 64) return std::nullopt;
       types[2] = Type::uint(a.bits());
     }
-    if (op == Op::Lerp) types[2] = Type::uint(pick(std::vector<int>{8, 16, 32}));
+    if (op == Op::Lerp) types[2] = a.is_float() && chance(50) ? a : Type::uint(pick(std::vector<int>{8, 16, 32}));
     OpTyping typing = type_op(op, types);
     if (!typing.error.empty()) return std::nullopt;
     std::vector<std::string> args;
@@ -177,10 +216,15 @@ class Builder {
       if (shift && i == 1 && chance(80)) e = fmt::format("({} % {}({}))", e, a.to_string(), a.bits());
       args.push_back(std::move(e));
     }
+    // A literal zero float divisor is refused at the expression, as Halide refuses it.
+    if ((op == Op::Div || op == Op::Mod) && a.is_float() && (args[1] == "0.0f" || args[1] == "(-0.0f)"))
+      return std::nullopt;
     std::string text = apply_text(op, args);
     if (typing.result == want) return text;
-    return chance(70) ? fmt::format("{}({})", want.to_string(), text)
-                      : fmt::format("saturating_cast<{}>({})", want.to_string(), text);
+    // A float cast to an integer is undefined out of range: saturate it more often.
+    return chance(typing.result.is_float() && !want.is_float() ? 30 : 70)
+               ? fmt::format("{}({})", want.to_string(), text)
+               : fmt::format("saturating_cast<{}>({})", want.to_string(), text);
   }
 };
 
@@ -193,8 +237,8 @@ rc::Gen<Program> gen_expr_case(ExprGenConfig cfg) {
   });
 }
 
-rc::Shrinkable<Program> generate_expr_case(const CaseSeed& s) {
-  return gen_expr_case(expr_case_config(s.size))(rc::Random(s.key), rc::kNominalSize);
+rc::Shrinkable<Program> generate_expr_case(const CaseSeed& s, int float_percent) {
+  return gen_expr_case(expr_case_config(s.size, float_percent))(rc::Random(s.key), rc::kNominalSize);
 }
 
 }  // namespace halo::fuzz

@@ -27,11 +27,15 @@ namespace halo::fuzz {
 struct ExprGenConfig {
   int max_depth = 4;    // operator nesting
   int max_window = 64;  // points of the one dimension
+  // Percent of cases whose types include Float(32) and Float(64) (docs/floats.md): their
+  // values reach ±0, subnormals, ties, the largest finite, ±inf and NaN. 0 (the default)
+  // keeps every earlier seed's case what it was.
+  int float_percent = 0;
 };
 // Deeper expressions and larger windows as the size grows (0..kMaxCaseSize).
-ExprGenConfig expr_case_config(int size);
+ExprGenConfig expr_case_config(int size, int float_percent = 0);
 
 rc::Gen<Program> gen_expr_case(ExprGenConfig cfg);
-rc::Shrinkable<Program> generate_expr_case(const CaseSeed& s);
+rc::Shrinkable<Program> generate_expr_case(const CaseSeed& s, int float_percent = 0);
 
 }  // namespace halo::fuzz

@@ -3,6 +3,7 @@
 
 #include "interp/input.hpp"
 #include "schedule/schedule.hpp"
+#include "semantics/parser.hpp"
 #include "semantics/printer.hpp"
 #include "semantics/validity.hpp"
 
@@ -173,7 +174,18 @@ std::pair<size_t, uint64_t> case_measure(const Program& p) {
   return {print_program(p).size(), extent};
 }
 
-void for_each_simpler_variant(const Program& p, const std::function<bool(Program)>& offer) {
+void for_each_simpler_variant(const Program& p, const std::function<bool(Program)>& offer_edited) {
+  // Each variant is offered as its text reads: the edits rebuild nodes without their types
+  // (a typed program's node replaced by the literal 0, say), and the program judged must be
+  // the one a user would read and run, typed again by the typing pass, or refused.
+  auto offer = [&](Program v) {
+    try {
+      v = parse_program(print_program(v), v.file);
+    } catch (const InputError&) {
+      return false;
+    }
+    return offer_edited(std::move(v));
+  };
   const auto& funcs = p.pipeline.funcs;
   // Whole funcs (never the output), then whole update stages.
   for (size_t i = 0; i + 1 < funcs.size(); ++i)

@@ -155,7 +155,7 @@ class ParserCore {
   size_t pos_ = 0;
   int open_ = 0;  // constructs the parser is currently inside (it recurses once for each)
   Dialect dialect_;
-  bool saw_types_ = false;  // a type, a cast or one of Halide's operators was written
+  bool saw_types_ = false;
   // Halide's inline reductions (sum, product, maximum, minimum over an rdom) become funcs
   // of their own, as Halide makes them (src/InlineReductions.cpp): while a func's body is
   // parsed, `enclosing_` is that func, and each reduction is lifted into `lifted_`, which

@@ -14,6 +14,8 @@
 #include "semantics/schedule_vocabulary.hpp"
 
 #include <fmt/format.h>
+
+#include <limits>
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -969,6 +971,13 @@ Expr ParserCore::float_literal(const Token& t, bool negative, SourceLoc loc) {
 ParserCore::SignedLiteral ParserCore::signed_literal(std::string_view what, bool floats_allowed) {
   SourceLoc loc = peek().loc;
   bool negative = accept("-");
+  // A float parameter's value may be infinite or NaN: `w = inf`, `w = -inf`, `w = nan`, as
+  // the printer writes them (docs/floats.md).
+  if (floats_allowed && (at_word("inf") || at_word("nan"))) {
+    bool nan = advance().text == "nan";
+    double d = nan ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+    return SignedLiteral{Value::f64(negative ? -d : d), loc};
+  }
   if (peek().kind != TokenKind::Integer && !(floats_allowed && peek().kind == TokenKind::Float)) fail_expected(what);
   return SignedLiteral{literal_value(advance(), negative), loc};
 }

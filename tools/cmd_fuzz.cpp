@@ -41,8 +41,9 @@ Subcommand register_fuzz(CLI::App& app) {
             c.reproduce = "halo fuzz --target self --replay {file}";
             c.check = [](const Program& p, const Limits& lim) { return fuzz::check_self(p, lim); };
             if (o->target == "self" && o->halide.generator == "expr") {  // typed cases through halo's own pipeline
-              c.generator = [](const fuzz::CaseSeed& s) { return fuzz::generate_expr_case(s); };
-              c.record_extra["generator"] = {{"name", "expr"}};
+              int floats = expr_float_percent(o->halide.weights);
+              c.generator = [floats](const fuzz::CaseSeed& s) { return fuzz::generate_expr_case(s, floats); };
+              c.record_extra["generator"] = {{"name", "expr"}, {"weights", {{"float", floats}}}};
             }
             if (o->target != "self")
               use_candidate_target(o->target, o->halide,

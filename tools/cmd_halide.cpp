@@ -37,6 +37,10 @@ void check_halide_flags(CLI::App* cmd, const std::string& target, const std::str
         // The typed expression generator also feeds halo's own pipeline.
         if (flag == std::string("--generator") && target == "self" && cmd->get_option(flag)->as<std::string>() != "halide")
           continue;
+        // ... and takes its own weight, float=PERCENT (checked where the generator is made).
+        if (flag == std::string("--weight") && target == "self" && cmd->count("--generator") &&
+            cmd->get_option("--generator")->as<std::string>() == "expr")
+          continue;
         throw CLI::ValidationError(flag, flag == std::string("--generator")
                                              ? "needs --target halide (with --target self: expr or semantics)"
                                              : "needs --target halide");
@@ -102,6 +106,18 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
   check_halide_flags(oracle, f.target, f.halide_target,
                      {"--halide-target", "--no-memcheck", "--halide-timeout", "--emit-cpp", "--autoscheduler",
                       "--float-mode"});
+}
+
+int expr_float_percent(const std::vector<std::string>& weights) {
+  int percent = 0;
+  for (const std::string& w : weights) {
+    fuzz::HalideGenWeights parsed;  // the same NAME=PERCENT syntax and checks
+    parsed.set(w);
+    if (w.rfind("float=", 0) != 0)
+      throw InputError(Diagnostic{"--weight", {}, fmt::format("'{}': the expr generator's only weight is float=PERCENT", w)});
+    percent = parsed["float"];
+  }
+  return percent;
 }
 
 CandidateOptions candidate_options(const std::string& platform, bool no_memcheck, double timeout,
@@ -285,11 +301,12 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
     for (const std::string& w : f.weights) weights.set(w);
     c.generator = [weights](const fuzz::CaseSeed& s) { return fuzz::generate_halide_case(s, weights); };
     c.record_extra["generator"] = {{"name", "halide"}, {"weights", weights.to_json()}};
-  } else if (!f.weights.empty()) {
-    throw InputError(Diagnostic{"--weight", {}, "weights are the halide generator's (--generator halide)"});
   } else if (f.generator == "expr") {
-    c.generator = [](const fuzz::CaseSeed& s) { return fuzz::generate_expr_case(s); };
-    c.record_extra["generator"] = {{"name", "expr"}};
+    int floats = expr_float_percent(f.weights);
+    c.generator = [floats](const fuzz::CaseSeed& s) { return fuzz::generate_expr_case(s, floats); };
+    c.record_extra["generator"] = {{"name", "expr"}, {"weights", {{"float", floats}}}};
+  } else if (!f.weights.empty()) {
+    throw InputError(Diagnostic{"--weight", {}, "weights are the halide and expr generators' (--generator halide|expr)"});
   } else {
     c.record_extra["generator"] = {{"name", "semantics"}};
   }

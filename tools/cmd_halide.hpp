@@ -28,6 +28,10 @@ struct HalideOracleFlags {
 
 void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f);
 
+// The expr generator's `--weight float=PERCENT` (fuzz/expr_gen.hpp): 0 when not given;
+// any other weight name is an InputError.
+int expr_float_percent(const std::vector<std::string>& weights);
+
 // `halo fuzz --target halide`: its flags, and what it changes in the campaign (the check,
 // the replay command, the reproducers and the triage written after the campaign).
 struct HalideFuzzFlags {

@@ -78,6 +78,10 @@ const KnownRestriction kKnownRestrictions[] = {
      "loops only"},
     {kNotInThisVersion, "the schedule uses a directive or an autoscheduler that this Halide version does not have"},
     {kAutoschedulerUnsupported, "the autoscheduler documents this case as unsupported"},
+    {"Division by constant zero",
+     "Halide rejects a float division whose divisor its simplifier folds to the constant zero (CodeGen_LLVM's "
+     "user_assert), where IEEE-754 gives an infinity or NaN; halo refuses a literal zero divisor at the expression "
+     "but does not fold what Halide's simplifier folds (docs/floats.md)"},
     {"is accessed over an unbounded domain",
      "Halide's bounds inference must bound every store of an update, and a left-hand side that depends on func "
      "values is unbounded to it (as to β0, whose completed program then fails its assertion)"},
