@@ -1,6 +1,7 @@
 // Building the input z from the realize section and the command line, and the resource
 // budget every evaluator charges.
 #include "interp/input.hpp"
+#include "semantics/lexer.hpp"
 #include "support/command_budget.hpp"
 
 #include <fmt/format.h>
@@ -24,12 +25,24 @@ Input resolve_input(const Program& prog, const InputOverrides& over) {
   size_t dims = prog.pipeline.funcs.empty() ? 0 : prog.pipeline.output().vars.size();
   Input in = resolve_input(prog.file, prog.pipeline.name.text, names, dims, prog.realize, over,
                            input_decls(prog.pipeline));
-  // A typed parameter takes only values of its type (a Param<uint8_t> holds no 300).
-  for (size_t i = 0; i < in.params.size() && i < names.size(); ++i)
-    if (!prog.pipeline.param_type(i).can_represent(in.params[i]))
+  // A float parameter takes any number, rounded to its type (Param<float>::set(2.2)); a
+  // typed integer parameter only values of its type (a Param<uint8_t> holds no 300).
+  for (size_t i = 0; i < in.params.size() && i < names.size(); ++i) {
+    Type t = prog.pipeline.param_type(i);
+    Value& v = in.params[i];
+    if (t.is_float() && !v.is_error() && !(v.is_float() && v.is_f32() == (t.bits() == 32))) {
+      v = v.is_float() ? make_float(t, v.as_double())
+                       : cast_value(t, v.sign() < 0 ? Type::int_(64) : Type::uint(64), v);
+      continue;
+    }
+    if (v.is_float() && !t.is_float())
+      throw InputError(Diagnostic{prog.file, {}, fmt::format("--param {}: {} is not a value of its type {}", names[i],
+                                                             v.to_string(), t.to_string())});
+    if (!t.can_represent(v))
       throw InputError(Diagnostic{prog.file, {}, fmt::format("--param {}: {} is not a value of its type {}", names[i],
                                                              in.params[i].to_string(),
                                                              prog.pipeline.param_type(i).to_string())});
+  }
   return in;
 }
 
@@ -108,11 +121,11 @@ Input resolve_input(const std::string& file, const std::string& output, const st
     }
     std::string name = trim(kv.substr(0, eq)), val = trim(kv.substr(eq + 1));
     int i = index_of(name);
-    auto v = Value::parse(val);
+    auto v = parse_number_text(val);
     if (i < 0)
       errs.push_back(cli_error(fmt::format("--param: the pipeline has no parameter '{}'", name)));
     else if (!v)
-      errs.push_back(cli_error(fmt::format("--param {}: '{}' is not an integer", name, val)));
+      errs.push_back(cli_error(fmt::format("--param {}: '{}' is not a number", name, val)));
     else
       params[i] = *v;
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <limits>
 #include <cmath>
 
 #include <algorithm>
@@ -357,6 +358,24 @@ std::optional<Op> infix_op(std::string_view symbol) {
 std::optional<Op> builtin_op(std::string_view name) { return lookup(name, kBuiltins, op_name); }
 
 std::optional<Op> prefix_op(std::string_view symbol) { return lookup(symbol, kPrefixOps, op_name); }
+
+std::optional<Value> parse_number_text(std::string_view text) {
+  if (auto v = Value::parse(text)) return v;
+  std::string s(text);
+  bool negative = !s.empty() && s[0] == '-';
+  std::string body = negative ? s.substr(1) : s;
+  if (body == "inf" || body == "nan") {
+    double d = body == "nan" ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+    return Value::f64(negative ? -d : d);
+  }
+  if (body.empty() || !std::isdigit(static_cast<unsigned char>(body[0])) ||
+      body.find_first_not_of("0123456789.eE+-") != std::string::npos)
+    return std::nullopt;
+  char* end = nullptr;
+  double d = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size()) return std::nullopt;
+  return Value::f64(d);
+}
 
 Value float_literal_value(const Token& t, bool negative) {
   std::string text(t.text);

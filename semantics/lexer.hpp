@@ -50,6 +50,11 @@ inline constexpr size_t kMaxLiteralDigits = 10000;
 // `negative`. Both correctly rounded.
 Value float_literal_value(const Token& t, bool negative);
 
+// A number given on the command line (--param NAME=VALUE): an integer, or a float as C++
+// reads a double literal (1.5, 2e-3), or inf, -inf, nan; nullopt for anything else. A float
+// becomes its parameter's type where the parameter is resolved.
+std::optional<Value> parse_number_text(std::string_view text);
+
 // Splits the whole source into tokens, the last one of kind End. Throws InputError at the
 // first byte that cannot start a token (NUL bytes are rejected even inside comments).
 std::vector<Token> lex(std::string_view source, const std::string& file);

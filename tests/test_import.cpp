@@ -66,7 +66,7 @@ TEST_CASE("import: the Halide version an .hlpipe records, read without Halide", 
 TEST_CASE("import: what halo cannot express is refused, naming the construct and the func", "[import][halide]") {
   if (!have_version(21)) return;
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"refuse_float", "func 'soft': the floating-point type float32"},
+      {"refuse_transcendental", "func 'soft_1': exp_f32 (Halide computes exp with its own approximation"},
       {"refuse_tuple", "func 'pair': a Tuple of 2 values"},
       {"refuse_gpu", "func 'gpu_out': the GPU loop"},
       {"refuse_extern", "func 'ext': an extern stage (define_extern)"},
@@ -352,6 +352,41 @@ TEST_CASE("import: round trip of every typed operator at every type's edges", "[
         }
       }
     }
+  }
+}
+
+// Floats (docs/floats.md): a float stage with Halide's float functions, serialized by the
+// Python bindings of Halide 21, imports to the program halo judges; and a float program of
+// every float operator survives the round trip through each installed Halide's serialization.
+TEST_CASE("import: float pipelines", "[import][halide][floats]") {
+  if (!have_version(21)) return;
+  std::string file = fixture("float_stage.hlpipe");
+  auto r = run_halo({"import", file});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("fun soft(x) : f32 = { floor(f32(x) * 0.5f) + sqrt(f32(x))"));
+  CHECK_THAT(r.out, Catch::Contains("is_nan(f32(x))"));
+  auto o = run_halo({"oracle", file, "--target", "halide@21"});
+  INFO(o.out << o.err);
+  CHECK(o.status == 0);
+  const char* src = R"(pipeline f(g : f32) {
+  fun a(x) = { f32(x) * 0.1f - g }
+  fun b(x) = { f64(a[x]) * f64(0.3) + f64(round(a[x])) + f64(trunc(a[x]) % 0.75f) }
+  fun f(x) = { select(b[x] > f64(1), f64(sqrt(abs(a[x]))), floor(b[x])) + f64(reinterpret<f32>(reinterpret<u32>(a[x]) ^ u32(1)))
+               + f64(saturating_cast<u8>(a[x] * 100.0f)) + f64(min(a[x], 0.5f)) + f64(lerp(a[x], 2.0f, 0.25f)) }
+}
+realize (g = 0.45) over (-3, 9)
+)";
+  for (const halide::HalideVersion& v : serializing_versions()) {
+    WorkDir dir("halo-import-float");
+    std::string path = dir.file("floats.halo");
+    std::ofstream(path) << src;
+    Program orig = parse_file(path);
+    Program back = round_trip(v, path, orig, dir);
+    INFO(v.version << "\n" << print_program(back));
+    CHECK(back.pipeline.typed);
+    CHECK(back.pipeline.find("b")->type == Type::float_(64));
+    require_same_output(orig, back);
   }
 }
 

@@ -12,11 +12,17 @@ def save(name, f):
     hl.serialize_pipeline(hl.Pipeline(f), os.path.join(out, name + ".hlpipe"))
 
 
-# A float stage in the middle of an integer pipeline.
+# A float stage in the middle of an integer pipeline (imported since floats are halo's:
+# docs/floats.md), with Halide's float functions, and a transcendental one, which is refused.
 g, f = hl.Func("soft"), hl.Func("float_out")
-g[x] = hl.f32(x) * 0.5
+g[x] = hl.floor(hl.f32(x) * 0.5) + hl.sqrt(hl.f32(x)) + hl.select(hl.is_nan(hl.f32(x)), 1.0, 0.25)
 f[x] = hl.i32(g[x])
-save("refuse_float", f)
+save("float_stage", f)
+
+g, f = hl.Func("soft"), hl.Func("exp_out")
+g[x] = hl.exp(hl.f32(x))
+f[x] = hl.i32(g[x])
+save("refuse_transcendental", f)
 
 # A Tuple-valued func.
 t, f = hl.Func("pair"), hl.Func("tuple_out")

@@ -44,10 +44,13 @@ std::string str(const T& x) {
   throw ImportRefused(where.empty() ? what : where + ": " + what);
 }
 
-// Halide's scalar integer types are halo's (docs/types.md); the rest is refused.
+// Halide's scalar integer types and Float(32), Float(64) are halo's (docs/types.md,
+// docs/floats.md); the rest is refused.
 Type halo_type(const Halide::Type& t, const std::string& where) {
   if (t.lanes() != 1) refuse(where, fmt::format("the vector type {} (halo's values are scalars)", str(t)));
-  if (t.is_float() || t.is_bfloat()) refuse(where, fmt::format("the floating-point type {} (halo computes in integers)", str(t)));
+  if (t.is_bfloat() || (t.is_float() && t.bits() != 32 && t.bits() != 64))
+    refuse(where, fmt::format("the floating-point type {} (halo has Float(32) and Float(64))", str(t)));
+  if (t.is_float()) return Type::float_(t.bits());
   if (t.is_handle()) refuse(where, "a handle (pointer) type");
   if (t.is_bool()) return Type::boolean();
   if (t.bits() != 8 && t.bits() != 16 && t.bits() != 32 && t.bits() != 64) refuse(where, "the type " + str(t));
@@ -142,6 +145,13 @@ struct Importer {
 
   static bool is_literal(const Halide::Expr& e) { return e.as<HI::IntImm>() || e.as<HI::UIntImm>(); }
 
+  // A FloatImm: a constant of its own type, which the printer writes exactly (0.5f, f64(0.1)).
+  Expr float_constant(const HI::FloatImm& f, const std::string& where) {
+    typed = true;
+    Type t = type_of(f.type, where);
+    return make_const(make_float(t, f.value), {}, t);
+  }
+
   // A literal of Halide type t: bare where halo's typing gives it that type anyway (an
   // Int(32), or beside a non-literal operand of its type), else cast to it.
   Expr literal(const Halide::Expr& e, bool bare, const std::string& where) {
@@ -167,7 +177,9 @@ struct Importer {
   Expr expr(const Halide::Expr& e, const std::string& where) {
     using namespace HI;
     if (is_literal(e)) return literal(e, false, where);
+    if (const auto* f = e.as<HI::FloatImm>()) return float_constant(*f, where);
     Type t = halo_type(e.type(), where);
+    if (t.is_float()) typed = true;
     if (t != Type::int_(32) && !t.is_bool()) typed = true;
     if (const auto* n = e.as<Add>()) return binary(Op::Add, n->a, n->b, where);
     if (const auto* n = e.as<Sub>()) return binary(Op::Sub, n->a, n->b, where);
@@ -200,7 +212,10 @@ struct Importer {
     if (const auto* n = e.as<Variable>()) return variable(*n, where);
     if (const auto* n = e.as<Let>()) return expr(substitute(n->name, n->value, n->body), where);
     if (const auto* n = e.as<HI::Call>()) return call(*n, where);
-    if (e.as<Reinterpret>()) refuse(where, "reinterpret (a bit cast between types)");
+    if (const auto* n = e.as<Reinterpret>()) {
+      typed = true;
+      return make_op(Op::Reinterpret, {expr(n->value, where)}, {}, t);
+    }
     if (e.as<StringImm>()) refuse(where, "a string constant");
     if (e.as<Ramp>() || e.as<Broadcast>() || e.as<Shuffle>() || e.as<VectorReduce>())
       refuse(where, "a vector expression");
@@ -242,6 +257,22 @@ struct Importer {
       for (const Halide::Expr& a : c.args) args.push_back(expr(a, where));
       return make_call(inputs.at(c.param.name()).name, args);
     }
+    if (c.call_type == Call::PureExtern) {
+      // Halide's float functions are extern calls named by type ("floor_f32", "is_nan_f64").
+      static const std::map<std::string, Op> float_functions = {
+          {"floor", Op::Floor}, {"ceil", Op::Ceil}, {"round", Op::Round}, {"trunc", Op::Trunc}, {"sqrt", Op::Sqrt},
+          {"is_nan", Op::IsNan}, {"is_inf", Op::IsInf}, {"is_finite", Op::IsFinite}};
+      std::string base = c.name.substr(0, c.name.rfind('_'));
+      if (auto it = float_functions.find(base); it != float_functions.end() && c.args.size() == 1 &&
+                                                 (c.name.ends_with("_f32") || c.name.ends_with("_f64"))) {
+        typed = true;
+        return make_op(it->second, {expr(c.args[0], where)});
+      }
+      if (is_transcendental(base))
+        refuse(where, fmt::format("{} (Halide computes {} with its own approximation, which halo does not judge: "
+                                  "docs/floats.md)",
+                                  c.name, base));
+    }
     if (c.call_type != Call::Intrinsic && c.call_type != Call::PureIntrinsic)
       refuse(where, fmt::format("the call to {} (an extern function)", c.name));
     // The identity marks Halide adds for its own optimizations.
@@ -265,7 +296,7 @@ struct Importer {
         {Call::rounding_shift_left, Op::RoundingShiftLeft}, {Call::rounding_shift_right, Op::RoundingShiftRight},
         {Call::mul_shift_right, Op::MulShiftRight}, {Call::rounding_mul_shift_right, Op::RoundingMulShiftRight},
         {Call::count_leading_zeros, Op::CountLeadingZeros}, {Call::count_trailing_zeros, Op::CountTrailingZeros},
-        {Call::popcount, Op::Popcount}, {Call::lerp, Op::Lerp}};
+        {Call::popcount, Op::Popcount}, {Call::lerp, Op::Lerp}, {Call::round, Op::Round}};
     for (const auto& [intrinsic, op] : ops)
       if (c.is_intrinsic(intrinsic)) {
         typed = true;
@@ -560,10 +591,18 @@ std::string box_text(const std::vector<std::pair<int64_t, int64_t>>& box) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-// The parameter set to `text`, a decimal integer (a u64 beyond int64 too), for the bounds
-// query (Halide wraps it to the parameter's type as a Param<T>::set would).
+// The parameter set to `text`, a decimal integer (a u64 beyond int64 too), or a float's
+// number, for the bounds query (Halide wraps an integer to the parameter's type as a
+// Param<T>::set would).
 void set_scalar(Halide::Parameter& p, const std::string& text) {
   const Halide::Type t = p.type();
+  if (t.is_float()) {  // a float parameter's text is a decimal, inf or nan (parse_number_text)
+    std::optional<Value> f = parse_number_text(text);
+    double d = !f ? 0.0 : f->is_float() ? f->as_double() : double(std::strtoll(text.c_str(), nullptr, 10));
+    if (t.bits() == 32) p.set_scalar<float>(float(d));
+    else p.set_scalar<double>(d);
+    return;
+  }
   int64_t v = t.is_uint() && t.bits() == 64 ? int64_t(std::strtoull(text.c_str(), nullptr, 10))
                                             : int64_t(std::strtoll(text.c_str(), nullptr, 10));
   if (t.is_bool()) p.set_scalar<bool>(v != 0);
@@ -587,6 +626,9 @@ void set_scalar(Halide::Parameter& p, const std::string& text) {
 // The value the file gave the parameter; 0 (Param's default) where it gave none.
 std::string scalar_value(const Halide::Parameter& p) {
   if (!p.has_scalar_value()) return "0";
+  // A float's value, written as halo writes floats (the shortest round trip, inf, nan).
+  if (p.type() == Halide::Float(32)) return Value::f32(p.scalar<float>()).to_string();
+  if (p.type() == Halide::Float(64)) return Value::f64(p.scalar<double>()).to_string();
   Halide::Expr e = p.scalar_expr();
   if (const auto* i = e.as<HI::IntImm>()) return std::to_string(i->value);
   if (const auto* u = e.as<HI::UIntImm>()) return std::to_string(u->value);
@@ -884,8 +926,8 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
   for (const std::string& n : im.param_order) values[im.params.at(n).name] = scalar_value(im.params.at(n).param);
   for (const std::string& kv : o.realization.params) {
     auto eq = kv.find('=');
-    std::optional<Value> v = eq == std::string::npos ? std::nullopt : Value::parse(kv.substr(eq + 1));
-    if (!v || !v->is_int()) throw ImportRefused(fmt::format("--param expects NAME=VALUE, got '{}'", kv));
+    std::optional<Value> v = eq == std::string::npos ? std::nullopt : parse_number_text(kv.substr(eq + 1));
+    if (!v || v->is_error()) throw ImportRefused(fmt::format("--param expects NAME=VALUE, got '{}'", kv));
     std::string name = kv.substr(0, eq);
     if (!values.count(name)) throw ImportRefused(fmt::format("--param: the pipeline has no parameter '{}'", name));
     values[name] = v->to_string();
@@ -897,7 +939,7 @@ std::string import_text(const std::string& path, const ImportOptions& o) {
   for (const std::string& n : im.param_order) {
     ParamInfo& pi = im.params.at(n);
     set_scalar(pi.param, values.at(pi.name));
-    r.params.push_back(ParamBinding{Name{pi.name, {}}, *Value::parse(values.at(pi.name))});
+    r.params.push_back(ParamBinding{Name{pi.name, {}}, parse_number_text(values.at(pi.name)).value_or(Value(0))});
   }
   // Each input: --input NAME=SPEC (input_buffers.hpp), else seeded data over the region
   // Halide's own bounds inference asks of it for this window.
