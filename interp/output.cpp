@@ -52,10 +52,10 @@ std::string render_buffer(const OutputBuffer& b, const std::vector<std::string>&
                                  b.window[d].len.to_string()));
   out += fmt::format("{}{}{}\n", header, ranges.empty() ? "" : " on ", fmt::join(ranges, ", "));
   if (b.values.empty()) return out;
-  if (b.window.empty()) return out + b.values[0].to_string() + "\n";
+  if (b.window.empty()) return out + b.values[0].display() + "\n";
 
   size_t w = 1;
-  for (const auto& v : b.values) w = std::max(w, v.to_string().size());
+  for (const auto& v : b.values) w = std::max(w, v.display().size());
   uint64_t nx = uint64_t(*b.window[0].len.as_int64());
   uint64_t ny = b.window.size() > 1 ? uint64_t(*b.window[1].len.as_int64()) : 1;
   uint64_t plane = nx * ny, planes = b.values.size() / std::max<uint64_t>(plane, 1);
@@ -86,7 +86,7 @@ std::string render_buffer(const OutputBuffer& b, const std::vector<std::string>&
     for (uint64_t y = 0; y < ny; ++y) {
       std::string label = b.window.size() > 1 ? add(b.window[1].min, Value(int64_t(y))).to_string() : "";
       out += fmt::format("{:>{}} |", label, lw);
-      for (uint64_t x = 0; x < nx; ++x) out += fmt::format(" {:>{}}", b.values[p * plane + y * nx + x].to_string(), w);
+      for (uint64_t x = 0; x < nx; ++x) out += fmt::format(" {:>{}}", b.values[p * plane + y * nx + x].display(), w);
       out += "\n";
     }
   }

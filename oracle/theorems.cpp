@@ -70,8 +70,8 @@ void judge_run(const Program& prog, const Input& in, OracleVerdict& v) {
     v.confluent = false;
     v.detail = fmt::format("Theorem 2.2 violated: at {} the completed program computes {} but the algorithm "
                            "defines {}",
-                           point_text(window_point(v.reference.window, i)), r.output.values[i].to_string(),
-                           v.reference.values[i].to_string());
+                           point_text(window_point(v.reference.window, i)), r.output.values[i].display(),
+                           v.reference.values[i].display());
     return;
   }
   v.detail = fmt::format("P'(z) = P(z) on all {} points of R(z)", v.reference.values.size());

@@ -131,6 +131,17 @@ std::string Value::to_string() const {
   return big_ ? big_->str() : std::to_string(small_);
 }
 
+namespace {
+bool g_float_display_hex = false;
+}  // namespace
+
+void set_float_display_hex(bool hex) { g_float_display_hex = hex; }
+
+std::string Value::display() const {
+  if (!is_float() || !g_float_display_hex) return to_string();
+  return to_string() + " (" + to_hex_string() + ")";
+}
+
 std::string Value::to_hex_string() const {
   if (!is_float()) return to_string();
   char buf[64];

@@ -73,6 +73,9 @@ class Value {
   std::string to_string() const;
   // A float's exact bit pattern in C99 hexadecimal ("0x1.99999ap-4"); to_string otherwise.
   std::string to_hex_string() const;
+  // How reports show a value: to_string, and a float's hex beside it when the command asked
+  // for it (`--hex-floats`: set_float_display_hex): "0.1 (0x1.99999ap-4)".
+  std::string display() const;
   size_t hash() const;
 
   // Floats are equal when their bit patterns are, except that every NaN equals every NaN:
@@ -153,6 +156,9 @@ inline bool mod(int64_t a, int64_t b, int64_t& r) {
   return true;
 }
 }  // namespace fast
+
+// Process-wide: reports show floats in hex beside their decimals (display()).
+void set_float_display_hex(bool hex);
 
 struct ValueHash {
   size_t operator()(const Value& v) const { return v.hash(); }

@@ -147,3 +147,19 @@ TEST_CASE("Halide floats: the relaxed float mode compiles without strict_float a
   CHECK(test::run_halo({"oracle", small, "--float-mode", "relaxed"}).status == 2);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("floats: reports show shortest decimals, and hex beside them on demand", "[floats][cli]") {
+  std::string dir = std::filesystem::temp_directory_path() / ("halo_hex_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string file = dir + "/f.halo";
+  std::ofstream(file) << "pipeline f() {\n  fun f(x) = { f32(x) * 0.1f }\n}\nrealize () over (0, 2)\n";
+  test::CliResult plain = test::run_halo({"eval", file});
+  CHECK(plain.status == 0);
+  CHECK_THAT(plain.out, Catch::Contains(" 0.1") && !Catch::Contains("0x1.99999ap-4"));
+  test::CliResult hex = test::run_halo({"eval", file, "--hex-floats"});
+  CHECK(hex.status == 0);
+  CHECK_THAT(hex.out, Catch::Contains("0.1 (0x1.99999ap-4)"));
+  test::CliResult json = test::run_halo({"eval", file, "--json"});
+  CHECK_THAT(json.out, Catch::Contains("\"values\":[0.0,0.1]"));
+  std::filesystem::remove_all(dir);
+}

@@ -99,6 +99,8 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_input) {
                   "the buffer of an input, NAME=FILE (an image or a .npy file) or NAME=seeded:SEED:MIN,LEN[:MIN,LEN...] "
                   "(repeatable; docs/inputs.md)");
   cmd->add_flag("--json", o.json, "machine-readable output on stdout");
+  cmd->add_flag_callback("--hex-floats", [] { set_float_display_hex(true); },
+                         "show each float value in exact hexadecimal beside its shortest decimal (docs/floats.md)");
   cmd->add_option("--max-steps", o.max_steps, "stop after this many evaluation steps")
       ->check(unsigned_integer())
       ->capture_default_str();

@@ -654,14 +654,14 @@ void classify(HalideVerdict& v, const IsolatedRun& run, const ChildReport& rep, 
       v.detail = fmt::format("the outputs differ at {} point(s) (first {}{} = {}, expected {}), but the schedule lets "
                              "a parallel or vectorized reduction race (allow_race_conditions), for which Halide "
                              "promises no value",
-                             v.mismatches, prog.pipeline.name.text, point_text(m.point), m.got.to_string(),
-                             m.expected.to_string());
+                             v.mismatches, prog.pipeline.name.text, point_text(m.point), m.got.display(),
+                             m.expected.display());
       return;
     }
     v.outcome = HalideOutcome::WrongOutput;
     v.phase = plain_mismatches ? "run" : "memcheck_run";
-    v.message = fmt::format("{}{} = {}, expected {}", prog.pipeline.name.text, point_text(m.point), m.got.to_string(),
-                            m.expected.to_string());
+    v.message = fmt::format("{}{} = {}, expected {}", prog.pipeline.name.text, point_text(m.point), m.got.display(),
+                            m.expected.display());
     v.detail = fmt::format("Theorem 2.2 violated: Halide's output differs from the reference at {} of {} point(s) "
                            "of R(z){}, first {}",
                            v.mismatches, ref.values.size(), plain_mismatches ? "" : " (in the traced run only)",
@@ -1035,7 +1035,7 @@ std::string describe_halide_verdict(const HalideVerdict& v) {
                               v.detail);
   for (size_t i = 1; i < v.first_mismatches.size() && i < 10; ++i) {
     const PointMismatch& m = v.first_mismatches[i];
-    s += fmt::format("  also {} = {}, expected {}\n", point_text(m.point), m.got.to_string(), m.expected.to_string());
+    s += fmt::format("  also {} = {}, expected {}\n", point_text(m.point), m.got.display(), m.expected.display());
   }
   for (const std::string& e : v.mem.out_of_bounds_examples) s += "  " + e + "\n";
   for (const std::string& n : v.notes) s += "  note: " + n + "\n";
