@@ -343,11 +343,19 @@ SymInterval typed_op_interval(const OpNode& n, const IntervalEnv& env) {
   if (t.is_float()) return SymInterval::everything();
   if (n.op == Op::Cast && n.args[0]->type.is_float()) {
     auto b = monotone_bounds(n.args[0], env);
-    auto infinite = [](const Expr& x) {
-      return x->kind == ExprKind::Const && as<ConstNode>(x).value.is_float() && std::isinf(as<ConstNode>(x).value.as_double());
+    if (!b) return type_range(t);
+    // Constant parts folded (Halide's float operators, exactly), so that an end computed
+    // from an unknown float is seen to be infinite.
+    Expr lo = simplify(b->first), hi = simplify(b->second);
+    auto finite = [](const Expr& x) {
+      return !(x->kind == ExprKind::Const && as<ConstNode>(x).value.is_float() &&
+               !std::isfinite(as<ConstNode>(x).value.as_double()));
     };
-    if (!b || infinite(b->first) || infinite(b->second)) return type_range(t);
-    return SymInterval::of_bounds(make_cast(t, b->first, n.loc), make_cast(t, b->second, n.loc));
+    if (finite(lo) && finite(hi)) return SymInterval::of_bounds(make_cast(t, lo, n.loc), make_cast(t, hi, n.loc));
+    // One end known: β1 keeps it (a half-bounded interval, which a clamp completes).
+    if (env.rules && env.rules->func_values && (finite(lo) || finite(hi)))
+      return SymInterval::half(finite(lo) ? make_cast(t, lo, n.loc) : nullptr, finite(hi) ? make_cast(t, hi, n.loc) : nullptr);
+    return type_range(t);
   }
   std::vector<SymInterval> w;
   for (const Expr& a : n.args) w.push_back(interval_of(a, env));
@@ -399,9 +407,17 @@ SymInterval interval_of(const Expr& e, const IntervalEnv& env) {
     // the point read (bounds/func_values.hpp).
     // A typed program's func of a narrow type holds only values of that type
     // (docs/types.md "Bounds"), which bounds a read of it as Halide's bounds inference does.
-    case ExprKind::Call:
-      if (env.rules && env.rules->func_values) return env.rules->func_values->of_read(as<CallNode>(e), env);
-      return e->type.is_typed() ? type_range(e->type) : SymInterval::everything();
+    case ExprKind::Call: {
+      SymInterval of_type = e->type.is_typed() ? type_range(e->type) : SymInterval::everything();
+      if (env.rules && env.rules->func_values) {
+        // β1's value bounds at the point read, or, where they know nothing (an input
+        // buffer's value), the type's range, which holds whatever was stored.
+        SymInterval v = env.rules->func_values->of_read(as<CallNode>(e), env);
+        if (v.unbounded && !v.lower && !v.upper && !of_type.unbounded) return of_type;
+        return v;
+      }
+      return of_type;
+    }
     // I(?ℓ) (elided in fig. 2.10b): Γ(?ℓ) once determined, unbounded before.
     case ExprKind::Hole: {
       auto it = env.holes.find(as<HoleNode>(e).label);

@@ -3,6 +3,7 @@
 // and beyond the integer range), checked against values derived by hand from Halide's
 // documentation and code generation; and the correctly rounded operations checked against
 // MPFR, an independent reference, on random operands that reach every edge.
+#include "bounds/extract.hpp"
 #include "interp/fast_eval.hpp"
 #include "interp/derivation.hpp"
 #include "semantics/float_ops.hpp"
@@ -571,4 +572,19 @@ TEST_CASE("property: beta0's bounds of float-cast indices are sound on every win
     OracleVerdict v = check_theorems(p, c.program, resolve_input(p, {}), Limits{});
     RC_ASSERT(v.holds());
   });
+}
+
+TEST_CASE("floats: a clamp of a float func value's cast bounds the read for beta1, not for beta0", "[floats][bounds]") {
+  // g is a func: β0 knows nothing of its values, so i32(g[x] * 7.0f) is unbounded and so is
+  // fig. 2.10b's min of it; β1 keeps the half-bounded interval through the clamp: [0, 6].
+  Program p = test::parse_valid(R"(pipeline f() {
+    fun g(x) = { f32(x) * 0.125f }
+    fun lut(i) = { f32(i) * 2.0f }
+    fun f(x) = { lut[clamp(i32(g[x] * 7.0f), 0, 6)] }
+  } realize () over (-4, 20))");
+  TgtProgram t = schedule_pipeline(p);
+  Query q = extract_query(t);
+  CHECK_FALSE(run_builtin_engine(q, t, BoundsEngine::Beta0).ok);
+  Beta0Result r = run_builtin_engine(q, t, BoundsEngine::Beta1);
+  CHECK(r.ok);
 }
