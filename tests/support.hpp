@@ -11,6 +11,7 @@
 #include "semantics/printer.hpp"
 #include "semantics/tgt_parser.hpp"
 #include "semantics/tgt_printer.hpp"
+#include "semantics/type_ops.hpp"
 #include "semantics/validity.hpp"
 
 #include <rapidcheck.h>
@@ -143,5 +144,15 @@ inline OracleVerdict scheduled_oracle(const Program& p, const Input& in) {
   CHECK(v.holds());
   return v;
 }
+
+// op on operands of types `ts` (already matched), the result typed by type_op: one of
+// Halide's operators on values (semantics/type_ops.hpp), as the type and float tests apply them.
+inline Value ev(Op op, std::vector<Type> ts, std::vector<Value> vs, Type target = Type::z()) {
+  OpTyping t = type_op(op, ts, target);
+  REQUIRE(t.error.empty());
+  return apply_typed_op(op, t.result, t.operands, vs);
+}
+inline Value ev1(Op op, Type t, Value a) { return ev(op, {t}, {a}); }
+inline Value ev2(Op op, Type t, Value a, Value b) { return ev(op, {t, t}, {a, b}); }
 
 }  // namespace halo::test

@@ -40,13 +40,9 @@ Value F(float x) { return Value::f32(x); }
 Value D(double x) { return Value::f64(x); }
 Value B(bool b) { return Value(int64_t(b)); }
 
-Value ev(Op op, std::vector<Type> ts, std::vector<Value> vs, Type target = Type::z()) {
-  OpTyping t = type_op(op, ts, target);
-  REQUIRE(t.error.empty());
-  return apply_typed_op(op, t.result, t.operands, vs);
-}
-Value ev1(Op op, Type t, Value a) { return ev(op, {t}, {a}); }
-Value ev2(Op op, Type t, Value a, Value b) { return ev(op, {t, t}, {a, b}); }
+using test::ev;
+using test::ev1;
+using test::ev2;
 Value cast(Type to, Type from, Value v) { return ev(Op::Cast, {from}, {v}, to); }
 Value sat(Type to, Type from, Value v) { return ev(Op::SaturatingCast, {from}, {v}, to); }
 

@@ -5,6 +5,8 @@
 #include "semantics/type.hpp"
 #include "semantics/type_ops.hpp"
 
+#include "tests/support.hpp"
+
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
@@ -21,14 +23,9 @@ const Type u1 = Type::boolean(), u8 = Type::uint(8), u16 = Type::uint(16), u32 =
 Value big(const char* text) { return *Value::parse(text); }
 const Value undef = Value::err_undef();
 
-// op on operands of types `ts` (already matched), the result typed by type_op.
-Value ev(Op op, std::vector<Type> ts, std::vector<Value> vs, Type target = Type::z()) {
-  OpTyping t = type_op(op, ts, target);
-  REQUIRE(t.error.empty());
-  return apply_typed_op(op, t.result, t.operands, vs);
-}
-Value ev1(Op op, Type t, Value a) { return ev(op, {t}, {a}); }
-Value ev2(Op op, Type t, Value a, Value b) { return ev(op, {t, t}, {a, b}); }
+using test::ev;
+using test::ev1;
+using test::ev2;
 
 }  // namespace
 
