@@ -30,9 +30,8 @@ Input resolve_input(const Program& prog, const InputOverrides& over) {
   for (size_t i = 0; i < in.params.size() && i < names.size(); ++i) {
     Type t = prog.pipeline.param_type(i);
     Value& v = in.params[i];
-    if (t.is_float() && !v.is_error() && !(v.is_float() && v.is_f32() == (t.bits() == 32))) {
-      v = v.is_float() ? make_float(t, v.as_double())
-                       : cast_value(t, v.sign() < 0 ? Type::int_(64) : Type::uint(64), v);
+    if (t.is_float()) {
+      v = number_as_float(t, v);
       continue;
     }
     if (v.is_float() && !t.is_float())

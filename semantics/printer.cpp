@@ -46,14 +46,6 @@ bool is_op(const Expr& e, Op op) { return e->kind == ExprKind::Op && as<OpNode>(
 
 std::string print_const(const Value& v);
 
-// A float as a decimal the lexer reads as a float literal: the shortest round trip, with a
-// point added where it has neither point nor exponent.
-std::string float_decimal(const Value& v) {
-  std::string d = v.to_string();
-  if (d.find_first_of(".e") == std::string::npos) d += ".0";
-  return d;
-}
-
 // A float constant in .halo (docs/floats.md): `0.1f` for a Float(32), `f64(0.1)` for a
 // Float(64) (Halide's Expr(double)), `0.1` for a literal not typed yet; negative ones in
 // parentheses. The values no literal denotes are written through their bits: ±inf and
@@ -339,6 +331,12 @@ std::string print_program(const Program& p) {
   if (p.schedule || p.schedule_mode == ScheduleMode::Autoscheduler) out += "\n" + print_schedule(p);
   if (p.realize) out += "\n" + print_realization(*p.realize);
   return out;
+}
+
+std::string float_decimal(const Value& v) {
+  std::string d = v.to_string();
+  if (d.find_first_of(".e") == std::string::npos) d += ".0";
+  return d;
 }
 
 }  // namespace halo

@@ -11,6 +11,9 @@
 namespace halo {
 
 std::string print_expr(const Expr& e);
+// A finite float as a decimal that reads as a float literal, in .halo as in C++: the
+// shortest round trip, with ".0" added where it has neither point nor exponent.
+std::string float_decimal(const Value& v);
 std::string print_loop_name(const LoopName& l);
 std::string print_directive(const Directive& d);
 // For `schedule halide { }` (ScheduleMode::Halide): the schedule as halo applies it, every

@@ -96,6 +96,12 @@ Value wrap_to(Type t, const Value& v) {
 
 Value make_float(Type t, double d) { return t.bits() == 32 ? Value::f32(float(d)) : Value::f64(d); }
 
+Value number_as_float(Type t, const Value& v) {
+  if (v.is_error()) return v;
+  if (v.is_float()) return make_float(t, v.as_double());
+  return cast_value(t, Type::z(), v);  // an integer's conversion does not depend on its type
+}
+
 Value cast_value(Type t, Type from, const Value& v) {
   if (v.is_error() || t == from) return v;
   if (!from.is_float()) {

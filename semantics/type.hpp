@@ -102,4 +102,8 @@ Value saturate(Type t, const Value& v);
 // A value of float type t (32 or 64 bits) holding d rounded to t.
 Value make_float(Type t, double d);
 
+// A number as a value of float type t, rounded to nearest even: an integer of any size (a
+// literal, a realization's or the command line's value) or a float of either precision.
+Value number_as_float(Type t, const Value& v);
+
 }  // namespace halo

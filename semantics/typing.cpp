@@ -54,8 +54,8 @@ class Typer {
       fail(e->loc, fmt::format("the integer constant {} {} would be implicitly coerced to {}, which changes its "
                                "value to {} (Halide's check_representable; write an explicit cast)",
                                v.to_string(), where, t.to_string(),
-                               t.is_float() ? cast_value(t, Type::int_(64), v).to_string() : wrap_to(t, v).to_string()));
-    if (t.is_float()) return make_const(cast_value(t, v.sign() < 0 ? Type::int_(64) : Type::uint(64), v), e->loc, t);
+                               t.is_float() ? number_as_float(t, v).to_string() : wrap_to(t, v).to_string()));
+    if (t.is_float()) return make_const(number_as_float(t, v), e->loc, t);
     if (e->kind == ExprKind::Const) return with_type(e, t);
     const auto& n = as<OpNode>(e);  // -c
     return std::make_shared<OpNode>(Op::Neg, std::vector<Expr>{with_type(n.args[0], t)}, n.loc, OpSugar::None, t);
@@ -363,10 +363,8 @@ class Typer {
     if (!r) return;
     for (ParamBinding& b : r->params) {
       auto it = params_.find(b.name.text);
-      if (it != params_.end() && it->second.is_float() && !b.value.is_error()) {
-        b.value = b.value.is_float() ? make_float(it->second, b.value.as_double())
-                                     : cast_value(it->second, b.value.sign() < 0 ? Type::int_(64) : Type::uint(64),
-                                                  b.value);
+      if (it != params_.end() && it->second.is_float()) {
+        b.value = number_as_float(it->second, b.value);
         continue;
       }
       if (it != params_.end() && b.value.is_float())

@@ -212,20 +212,10 @@ bool uses_fixed_point(const HalidePlan& plan) {
   return false;
 }
 
-// A float of type t exactly, as a C++ literal: the shortest decimal that reads back to it.
-std::string float_cpp(Type t, const Value& x) {
-  const char* c = t.bits() == 32 ? "float" : "double";
-  if (x.is_nan()) return fmt::format("std::numeric_limits<{}>::quiet_NaN()", c);
-  if (std::isinf(x.as_double())) return fmt::format("{}std::numeric_limits<{}>::infinity()", x.as_double() < 0 ? "-" : "", c);
-  std::string text = x.to_string();
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return t.bits() == 32 ? text + "f" : text;
-}
-
 // A value of type t (a u64 as its bit pattern, a float as its IEEE bits) as a C++ literal
 // of that type.
 std::string value_cpp(Type t, int64_t v) {
-  if (t.is_float()) return float_cpp(t, hl_value(t, v));
+  if (t.is_float()) return float_literal_cpp(t, hl_value(t, v));
   if (t.is_bool()) return v ? "true" : "false";
   if (t == Type::uint(64)) return fmt::format("UINT64_C({})", uint64_t(v));
   if (v == INT64_MIN) return "INT64_MIN";
@@ -514,7 +504,7 @@ std::string emit_reproducer_cpp(const HalidePlan& plan, const OutputBuffer& expe
   for (size_t i = 0; i < expected.values.size(); ++i) {
     if (i % (fl ? 6 : 12) == 0) o << "\n       ";
     const Value& v = expected.values[i];
-    if (fl && v.is_float()) o << " " << float_cpp(out_type, v) << ",";
+    if (fl && v.is_float()) o << " " << float_literal_cpp(out_type, v) << ",";
     else if (fl) o << " 0 /* " << v.to_string() << " */,";
     else if (u64 && v.is_int()) o << " " << value_cpp(out_type, wrap_to(Type::int_(64), v).small()) << ",";
     else o << " " << (v.is_small() ? std::to_string(v.small()) + "LL" : std::string("0 /* ") + v.to_string() + " */") << ",";

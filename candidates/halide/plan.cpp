@@ -1087,28 +1087,21 @@ bool plan_uses_floats(const HalidePlan& plan) {
   return false;
 }
 
+std::string float_literal_cpp(Type t, const Value& v) {
+  const char* c = t.bits() == 32 ? "float" : "double";
+  if (v.is_nan()) return fmt::format("std::numeric_limits<{}>::quiet_NaN()", c);
+  if (std::isinf(v.as_double())) return fmt::format("{}std::numeric_limits<{}>::infinity()", v.as_double() < 0 ? "-" : "", c);
+  return t.bits() == 32 ? float_decimal(v) + "f" : float_decimal(v);
+}
+
 int64_t hl_bits(const Value& v) {
   if (v.is_float()) return int64_t(v.float_bits());
   return wrap_to(Type::int_(64), v).small();
 }
 
 namespace {
-// A float constant exactly: the shortest decimal that reads back to it (an `f` suffix for a
-// Float(32): Halide's Expr(float); Expr(double) for a Float(64)), or the limits for ±inf
-// and NaN.
-std::string float_const_cpp(const HlExpr& e) {
-  Value v = hl_value(e.type, e.value);
-  double d = v.as_double();
-  const char* c = e.type.bits() == 32 ? "float" : "double";
-  if (std::isnan(d)) return fmt::format("Expr(std::numeric_limits<{}>::quiet_NaN())", c);
-  if (std::isinf(d)) return fmt::format("Expr({}std::numeric_limits<{}>::infinity())", d < 0 ? "-" : "", c);
-  std::string text = v.to_string();
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return fmt::format("Expr({}{})", text, e.type.bits() == 32 ? "f" : "");
-}
-
 std::string const_cpp(const HlExpr& e) {
-  if (e.type.is_float()) return float_const_cpp(e);
+  if (e.type.is_float()) return fmt::format("Expr({})", float_literal_cpp(e.type, hl_value(e.type, e.value)));
   if (e.type == Type::int_(32)) {
     // Always a Halide Expr: C++ integer arithmetic on two literals would not be Euclidean
     // and would not divide by zero safely.

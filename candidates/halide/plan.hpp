@@ -247,4 +247,9 @@ bool plan_uses_floats(const HalidePlan& plan);
 Value hl_value(Type t, int64_t bits);
 int64_t hl_bits(const Value& v);
 
+// A float value of type t exactly, as a C++ literal: the shortest decimal that reads back to
+// it (`0.1f` for a Float(32), `0.1` for a Float(64)), or std::numeric_limits' infinity and
+// quiet_NaN. What the reproducer writes for constants, parameters, inputs and expected values.
+std::string float_literal_cpp(Type t, const Value& v);
+
 }  // namespace halo::halide
