@@ -1,5 +1,5 @@
 // Candidates never outlive halo. An external bounds engine, a compiled kernel, the C
-// compiler, an Exo script and the Halide worker (candidates/halide/worker.hpp) run as child
+// compiler, an Exo script and the Halide worker (support/worker_process.hpp) run as child
 // processes in process groups of their own; this module keeps track
 // of them so that nothing they started keeps running after the call that started them, or
 // after halo itself is stopped by SIGINT, SIGTERM or SIGHUP:

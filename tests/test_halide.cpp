@@ -7,8 +7,8 @@
 #include "candidates/halide/candidate.hpp"
 #include "fuzz/candidate_campaign.hpp"
 #include "candidates/halide/halide_oracle.hpp"
-#include "candidates/halide/int32_model.hpp"
-#include "candidates/halide/isolate.hpp"
+#include "oracle/int32_model.hpp"
+#include "support/isolate.hpp"
 #include "candidates/halide/plan.hpp"
 #include "candidates/halide/protocol.hpp"
 #include "candidates/halide/versions.hpp"
@@ -190,7 +190,7 @@ realize (a = 4) over (-3, 10)
 TEST_CASE("Halide: the Int(32) model keeps only cases whose every value fits", "[halide]") {
   auto model = [](const std::string& src) {
     Program p = test::parse_valid(src);
-    return halide::check_int32_model(p, resolve_input(p, {}));
+    return check_int32_model(p, resolve_input(p, {}));
   };
   auto in = model("pipeline f() { fun f(x) = { x * 65536 * 2 } } realize () over (0, 100)");
   CHECK(in.in_model);
@@ -227,12 +227,12 @@ TEST_CASE("Halide: the Int(32) model keeps only cases whose every value fits", "
 }
 
 TEST_CASE("Halide: the isolated child reports crashes, hangs and exhausted memory", "[halide]") {
-  using halide::IsolatedRun;
-  IsolatedRun ok = halide::run_isolated([](int fd) { return halide::write_all(fd, "hello") ? 7 : 1; }, 10, 0);
+
+  IsolatedRun ok = run_isolated([](int fd) { return write_all(fd, "hello") ? 7 : 1; }, 10, 0);
   CHECK(ok.end == IsolatedRun::End::Exited);
   CHECK(ok.exit_code == 7);
   CHECK(ok.report == "hello");
-  IsolatedRun crash = halide::run_isolated(
+  IsolatedRun crash = run_isolated(
       [](int) {
         std::raise(SIGSEGV);
         return 0;
@@ -240,8 +240,8 @@ TEST_CASE("Halide: the isolated child reports crashes, hangs and exhausted memor
       10, 0);
   CHECK(crash.end == IsolatedRun::End::Signaled);
   CHECK(crash.signal == SIGSEGV);
-  CHECK_THAT(halide::signal_description(crash.signal), Catch::Contains("SIGSEGV"));
-  IsolatedRun hang = halide::run_isolated(
+  CHECK_THAT(signal_description(crash.signal), Catch::Contains("SIGSEGV"));
+  IsolatedRun hang = run_isolated(
       [](int) {
         for (volatile bool forever = true; forever;) {
         }
@@ -250,7 +250,7 @@ TEST_CASE("Halide: the isolated child reports crashes, hangs and exhausted memor
       0.2, 0);
   CHECK(hang.end == IsolatedRun::End::TimedOut);
   CHECK(hang.seconds < 5);
-  IsolatedRun chatty = halide::run_isolated(
+  IsolatedRun chatty = run_isolated(
       [](int) {
         std::fprintf(stderr, "the compiler says something\n");
         return 0;

@@ -5,7 +5,7 @@
 #include "fuzz/coverage.hpp"
 #include "fuzz/halide_gen.hpp"
 #include "interp/fast_eval.hpp"
-#include "candidates/halide/int32_model.hpp"
+#include "oracle/int32_model.hpp"
 #include "candidates/halide/plan.hpp"
 #include "interp/input.hpp"
 #include "schedule/schedule.hpp"
@@ -44,7 +44,7 @@ TEST_CASE("halide generator: valid cases inside Int32 that reach Halide's bug pa
     REQUIRE(validate_program(p).empty());
     REQUIRE_NOTHROW(schedule_formal_part(p));
     Input in = resolve_input(p, {});
-    if (!halide::check_int32_model(p, in).in_model) ++out_of_model;
+    if (!check_int32_model(p, in).in_model) ++out_of_model;
     for (const Value& v : evaluate_fast(p.pipeline, in, Limits{}).values)
       if (!v.is_int()) {
         ++reference_errors;

@@ -7,7 +7,7 @@
 #include "candidates/halide/halide_oracle.hpp"
 #include "fuzz/campaign.hpp"
 #include "candidates/halide/versions.hpp"
-#include "candidates/halide/worker.hpp"
+#include "support/worker_process.hpp"
 #include "candidates/kernel/kernel_manifest.hpp"
 #include "support/candidate_output.hpp"
 #include "support/child_processes.hpp"
@@ -1198,9 +1198,9 @@ TEST_CASE("reliability: the Halide worker is a candidate: marked, in its own gro
   int baseline = marked_processes();
   const auto& v = halide::newest_halide_version();
   {
-    halide::Worker w(v.worker, {"--serve", "--no-warm-up", "--target", "host"});
-    halide::IsolatedRun ready = w.call("", 60, 0);
-    CHECK(ready.end == halide::IsolatedRun::End::Exited);
+    Worker w(v.worker, {"--serve", "--no-warm-up", "--target", "host"});
+    IsolatedRun ready = w.call("", 60, 0);
+    CHECK(ready.end == IsolatedRun::End::Exited);
     CHECK(marked_processes() >= 1);
     // What the signal handlers do: the worker dies, and the next look sees it gone.
     kill_all_candidates();
@@ -1210,8 +1210,8 @@ TEST_CASE("reliability: the Halide worker is a candidate: marked, in its own gro
     CHECK_FALSE(alive);
   }
   {
-    halide::Worker w(v.worker, {"--serve", "--no-warm-up", "--target", "host"});
-    CHECK(w.call("", 60, 0).end == halide::IsolatedRun::End::Exited);
+    Worker w(v.worker, {"--serve", "--no-warm-up", "--target", "host"});
+    CHECK(w.call("", 60, 0).end == IsolatedRun::End::Exited);
     CHECK(marked_processes() >= 1);
   }
   CHECK(no_candidate_left(baseline));

@@ -19,7 +19,7 @@
 // bytes checked when Halide frees it (overflows the trace cannot see).
 #pragma once
 
-#include "candidates/halide/int32_model.hpp"
+#include "oracle/int32_model.hpp"
 #include "candidates/halide/plan.hpp"
 
 #include <cstdint>

@@ -17,7 +17,7 @@
 #include "candidates/halide/import.hpp"
 #include "candidates/halide/jit.hpp"
 #include "candidates/halide/protocol.hpp"
-#include "candidates/halide/worker.hpp"
+#include "support/worker_process.hpp"
 
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"

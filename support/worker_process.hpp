@@ -1,5 +1,6 @@
-// A long-lived isolated child process that serves many requests: the fast path of the
-// Halide target. The child is a worker executable (one per Halide version, versions.hpp),
+// A long-lived isolated child process that serves many requests: the fast path of every
+// candidate whose compiler is slow to start (a Halide worker per Halide version, the
+// Python worker that keeps TVM imported). The child is a worker executable,
 // started with fork and exec; requests go down its stdin, reports come back on its fd 3,
 // and its stdout and stderr are kept per request. A process forked per case (isolate.hpp) costs about as much as a tenth of
 // a small pipeline's JIT compile (fork, copy-on-write faults, tearing down the address
@@ -20,7 +21,7 @@
 // confirms those findings in a fresh process (docs/halide.md).
 #pragma once
 
-#include "candidates/halide/isolate.hpp"
+#include "support/isolate.hpp"
 
 #include <sys/types.h>
 
@@ -31,10 +32,8 @@
 #include <vector>
 
 namespace halo {
-class ChildGuard;
-}
 
-namespace halo::halide {
+class ChildGuard;
 
 // The worker's file descriptors, as the executable sees them.
 constexpr int kWorkerRequestFd = 0, kWorkerReportFd = 3;
@@ -47,8 +46,11 @@ void serve_requests(int request_fd, int report_fd, const std::function<void()>& 
 
 class Worker {
  public:
-  // Starts `executable` with `args` (throws std::runtime_error when it cannot).
-  Worker(const std::string& executable, const std::vector<std::string>& args);
+  // Starts `executable` with `args` (throws std::runtime_error when it cannot); `what`
+  // names it in messages ("the Halide worker"). `env` entries (NAME=VALUE) are added to
+  // the worker's environment.
+  Worker(const std::string& executable, const std::vector<std::string>& args, std::string what = "the Halide worker",
+         std::vector<std::string> env = {});
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -69,9 +71,10 @@ class Worker {
   pid_t pid_ = -1;
   int request_fd_ = -1, report_fd_ = -1, output_fd_ = -1;
   uint64_t requests_ = 0;
+  std::string what_;
   std::unique_ptr<ChildGuard> guard_;  // registered for the signal handlers while it runs
   void close_fds();
   void forget();  // the worker has been reaped: kill what it left, close the pipes
 };
 
-}  // namespace halo::halide
+}  // namespace halo

@@ -13,7 +13,7 @@
 #include <functional>
 #include <string>
 
-namespace halo::halide {
+namespace halo {
 
 struct IsolatedRun {
   enum class End : uint8_t { Exited, Signaled, TimedOut, CouldNotStart };
@@ -46,4 +46,4 @@ bool write_all(int fd, const std::string& data);
 // "SIGSEGV (segmentation fault)" and the like.
 std::string signal_description(int sig);
 
-}  // namespace halo::halide
+}  // namespace halo

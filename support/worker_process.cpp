@@ -1,8 +1,8 @@
-// The long-lived isolated worker of worker.hpp. Requests go down a pipe as a fixed header
+// The long-lived isolated worker of worker_process.hpp. Requests go down a pipe as a fixed header
 // (payload length, memory limit, seconds) and the payload; the handler's report comes back
 // on a second pipe and ends with a terminator line; the worker's stdout and stderr go to a
 // third, of which the first and last bytes are kept per request.
-#include "candidates/halide/worker.hpp"
+#include "support/worker_process.hpp"
 #include "support/candidate_output.hpp"
 #include "support/child_processes.hpp"
 
@@ -22,7 +22,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace halo::halide {
+namespace halo {
 
 namespace {
 
@@ -84,9 +84,11 @@ void serve_requests(int request_fd, int report_fd, const std::function<void()>& 
   }
 }
 
-Worker::Worker(const std::string& executable, const std::vector<std::string>& args) {
+Worker::Worker(const std::string& executable, const std::vector<std::string>& args, std::string what,
+               std::vector<std::string> env)
+    : what_(std::move(what)) {
   if (access(executable.c_str(), X_OK) != 0)
-    throw std::runtime_error("cannot run the Halide worker " + executable + ": " + std::strerror(errno));
+    throw std::runtime_error("cannot run " + what_ + " " + executable + ": " + std::strerror(errno));
   std::vector<std::string> argv_text{executable};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -103,6 +105,9 @@ Worker::Worker(const std::string& executable, const std::vector<std::string>& ar
   // fork: after it, only async-signal-safe calls.
   std::string marker = new_candidate_marker();
   std::vector<char*> envp = candidate_environment(marker);
+  // The worker's own entries go first: execve keeps the first of two equal names.
+  envp.insert(envp.begin(), env.size(), nullptr);
+  for (size_t i = 0; i < env.size(); ++i) envp[i] = env[i].data();
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) {
@@ -198,7 +203,7 @@ IsolatedRun Worker::call(const std::string& request, double timeout_seconds, uin
   bool sent = write_all(request_fd_, std::string(reinterpret_cast<const char*>(&h), sizeof h)) &&
               write_all(request_fd_, request);
   auto deadline = start + std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 1e9);
-  CappedOutput output("the Halide worker's output", kOutputHeadBytes, kOutputTailBytes, kOutputTailLines);
+  CappedOutput output(what_ + "'s output", kOutputHeadBytes, kOutputTailBytes, kOutputTailLines);
   bool died = !sent, done = false;
   size_t done_len = std::strlen(kDone);
   while (!died && !done) {
@@ -254,4 +259,4 @@ IsolatedRun Worker::call(const std::string& request, double timeout_seconds, uin
   return r;
 }
 
-}  // namespace halo::halide
+}  // namespace halo

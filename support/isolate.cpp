@@ -1,5 +1,5 @@
 // The isolated child process of isolate.hpp.
-#include "candidates/halide/isolate.hpp"
+#include "support/isolate.hpp"
 #include "support/candidate_output.hpp"
 
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace halo::halide {
+namespace halo {
 
 namespace {
 
@@ -192,4 +192,4 @@ IsolatedRun run_isolated(const std::function<int(int report_fd)>& body, double t
   return r;
 }
 
-}  // namespace halo::halide
+}  // namespace halo

@@ -1,4 +1,5 @@
-// The Int(32) model: when may halo's ℤ semantics be compared with Halide's Int(32)?
+// The Int(32) model: when may halo's ℤ semantics be compared with a compiler's Int(32)? Halide and
+// TVM both compute an untyped program in Int(32) and treat signed overflow as undefined.
 //
 // halo computes in ℤ (SEMANTICS.md); Halide computes in 32-bit two's complement and treats
 // signed overflow as undefined (its simplifier assumes none happens). A case is *in the
@@ -27,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace halo::halide {
+namespace halo {
 
 // Inclusive integer box, one (lo, hi) per dimension.
 using Box = std::vector<std::pair<int64_t, int64_t>>;
@@ -47,4 +48,4 @@ struct Int32ModelResult {
 Int32ModelResult check_int32_model(const Program& prog, const Input& in,
                                    const std::map<std::string, Box>& also_realized = {});
 
-}  // namespace halo::halide
+}  // namespace halo

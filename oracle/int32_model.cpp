@@ -6,7 +6,7 @@
 // The rules are those of bounds/interval.cpp (β0's I, fig. 2.10b) on concrete numbers, with
 // Euclidean division taken at the corners of each sign part of the divisor (it is monotone
 // in each argument there) and 0 added when the divisor may be 0 (x / 0 = 0).
-#include "candidates/halide/int32_model.hpp"
+#include "oracle/int32_model.hpp"
 
 #include "semantics/printer.hpp"
 
@@ -16,7 +16,7 @@
 #include <functional>
 #include <limits>
 
-namespace halo::halide {
+namespace halo {
 
 namespace {
 
@@ -430,4 +430,4 @@ Int32ModelResult check_int32_model(const Program& prog, const Input& in, const s
   return Analysis(prog, in).run(also);
 }
 
-}  // namespace halo::halide
+}  // namespace halo
