@@ -70,6 +70,26 @@ setup_exo() {
 }
 setup_exo
 # --- end of Exo ----------------------------------------------------------------------------
+
+# --- Apache TVM wheels from PyPI (`--target tvm`; docs/tvm.md) ------------------------------
+# Each pinned version, with its pinned dependencies, goes into its own directory under
+# .venv/tvm/ (two versions of apache-tvm cannot share one environment); halo's TVM worker
+# runs with PYTHONPATH set to one of them. The wheel carries its own LLVM. Without PyPI,
+# everything builds and `--target tvm` says what is missing; its tests skip.
+TVM_WHEELS=(0.26.0 0.27.0.post1)
+TVM_PINS=(apache-tvm-ffi==0.1.15.post2 ml_dtypes==0.6.0 numpy==2.4.6 typing_extensions==4.16.0)
+install_tvm_wheels() {
+  [ -x .venv/bin/pip ] || python3 -m venv .venv || { echo "warning: cannot create .venv: no TVM"; return 0; }
+  for v in "${TVM_WHEELS[@]}"; do
+    dir=.venv/tvm/$v
+    [ -f "$dir/tvm/__init__.py" ] && continue
+    echo "installing apache-tvm==$v from PyPI into $dir"
+    .venv/bin/pip install -q --disable-pip-version-check --target "$dir" "apache-tvm==$v" "${TVM_PINS[@]}" \
+      || { rm -rf "$dir"; echo "warning: apache-tvm==$v could not be installed from PyPI: halo tests the TVM versions it has"; }
+  done
+}
+install_tvm_wheels
+# --- end of the TVM wheels -----------------------------------------------------------------
 [ "${1:-}" = "--deps-only" ] && exit 0
 
 # What running halo needs, and nothing more (the test command builds the tests): halo
