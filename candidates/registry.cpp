@@ -3,6 +3,7 @@
 
 #include "candidates/exo/candidate.hpp"
 #include "candidates/halide/candidate.hpp"
+#include "candidates/tvm/candidate.hpp"
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@ const std::vector<const Candidate*>& registered_candidates() {
   static const std::vector<const Candidate*> all = {
       &halide::halide_candidate(),  // candidates/halide/
       &exo::exo_candidate(),        // candidates/exo/
+      &tvm::tvm_candidate(),        // candidates/tvm/
   };
   return all;
 }

@@ -34,6 +34,8 @@ void check_halide_flags(CLI::App* cmd, const std::string& target, const std::str
     if (!halide::is_halide_target_name(target)) {
       for (const char* flag : flags) {
         if (cmd->count(flag) == 0) continue;
+        // Every candidate writes a reproducer (TVM's is Python).
+        if (flag == std::string("--emit-cpp") && find_candidate(target)) continue;
         // The typed expression generator also feeds halo's own pipeline.
         if (flag == std::string("--generator") && target == "self" && cmd->get_option(flag)->as<std::string>() != "halide")
           continue;
@@ -71,8 +73,8 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
   oracle->add_option("--target", f.target,
                      "self: halo's own completed program (default); halide: the newest Halide installed; "
                      "halide@M: Halide major version M; halide@all: every installed version, as a matrix "
-                     "(docs/halide.md)")
-      ->check(self_or_candidate("self|halide[@M|@all]|exo"))
+                     "(docs/halide.md); tvm[@0.MM|@all]: Apache TVM's TensorIR (docs/tvm.md)")
+      ->check(self_or_candidate("self|halide[@M|@all]|exo|tvm[@V|@all]"))
       ->capture_default_str();
   oracle->add_option("--halide-target", f.halide_target,
                      "with --target halide: the Halide target string to JIT-compile for (host = the machine)")
@@ -87,8 +89,9 @@ void add_halide_oracle_flags(CLI::App* oracle, HalideOracleFlags& f) {
   oracle->add_option("--halide-timeout", f.halide_timeout,
                      "with --target halide: seconds Halide may take to compile and run the case")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
-  oracle->add_option("--emit-cpp", f.emit_cpp,
-                     "with --target halide: write the standalone Halide C++ reproducer to this file (- for stdout)");
+  oracle->add_option("--emit-cpp,--reproducer", f.emit_cpp,
+                     "with --target halide or tvm: write the candidate's standalone reproducer (Halide: C++, TVM: "
+                     "Python) to this file (- for stdout)");
   oracle->add_option("--autoscheduler", f.autoscheduler,
                      "with --target halide: replace the file's schedule with Halide's autoscheduler NAME (" +
                          fmt::format("{}", fmt::join(halide_autoscheduler_names(), ", ")) +

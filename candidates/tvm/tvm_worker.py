@@ -10,22 +10,39 @@ zero is a SIGFPE); a child that ends with its case means that no crash, hang, le
 thread or heap corruption ever outlives the case that caused it, and the next case starts
 from the same clean image. This process itself never compiles or runs TVM code: forking
 after LLVM has been initialised or TVM's thread pool started is unsafe, so only the
-children do either (imports and pure Python are all that happens here).
+children do either (here: imports, one TVMScript parse to warm the parser, which only
+builds IR, and pure Python; the process stays single-threaded).
 
 The protocol is support/worker_process.hpp's: requests come on fd 0 as a little-endian
 header struct.pack('<QQd', payload_length, max_memory_bytes, timeout_seconds) and a UTF-8
 JSON payload; each request is answered on fd 3 by one line of JSON and the terminator
 "\nHALO_WORKER_DONE\n" (a payload of length 0 asks "are you ready?" and is answered by the
-terminator alone); EOF on fd 0 ends the worker. The payload and the report are described
-in docs (and in the self-test, tvm_worker_selftest.py). Whatever TVM prints goes to fd 2,
+terminator alone); EOF on fd 0 ends the worker. Whatever the child prints goes to fd 2,
 which halo keeps per request.
+
+The payload: {"script": Python source that defines `mod` (an IRModule whose "main" is the
+unscheduled prim_func) and `schedule(sch)`; "args": [{"name", "dtype", "shape", "values"}]
+in the order of main's buffer parameters, "values" the flat C-order contents of an input
+or null for an output; "memcheck"; "guard_bytes"; "print_scheduled"}. Values travel as
+JSON integers: floats as their IEEE bit patterns, bools as 0/1. The report: {"outcome":
+pass, schedule_error, compile_error, run_error, crash, timeout, out_of_memory or
+bad_request (the request is wrong: halo's bug, not TVM's); "phase" reached (empty for a
+pass); "message"; "signal" (crash; 0 when the child exited without a report);
+"tvm_version"; "outputs" (pass, from the first run); "guard", "input_changed",
+"sentinel_dependent" (the memory check, below; "outputs2", the second run's values of the
+sentinel-dependent outputs; "guard_total" when more than 20 guard entries were found);
+"seconds" (per phase, and "total" from the fork to the end); "scheduled" (if asked)}.
+The time limit runs from the fork: the payload's "timeout" if it has one, else the header's;
+halo's own wait for the report (the header's) has a margin over it, or it would kill the
+whole worker before the worker reports the timeout.
 
 The child tells this process how far it got by writing "PHASE <name>" lines on a private
 pipe before each phase, so a crash or a hang is reported with the phase it happened in
 (a crash while compiling is TVM's bug in the compiler, one while running is in the code it
 generated). The time limit is the child's, measured from the fork: on expiry its whole
 process group is killed and the worker serves the next request. The memory limit is the
-child's RLIMIT_AS, set to its size at the fork plus the request's allowance.
+child's RLIMIT_AS, set to its size at the fork plus the request's allowance (plus the
+stacks of TVM's thread pool, see thread_allowance).
 
 The memory check ("memcheck": true). Every buffer passed to the compiled function lives
 in the middle of a larger numpy allocation, with a guard zone on each side filled with a
@@ -54,6 +71,8 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 import ctypes
 import faulthandler
+import gc
+import inspect
 import json
 import linecache
 import math
@@ -108,6 +127,7 @@ try:
 except OSError:
     _libc = None
 PR_SET_PDEATHSIG = 1
+M_ARENA_MAX = -8
 
 
 class BadRequest(Exception):
@@ -167,7 +187,7 @@ def decode_values(arg):
     count = math.prod(shape)
     if not isinstance(values, list) or len(values) != count:
         raise BadRequest(f"argument {arg['name']!r}: expected {count} values")
-    if not all(type(v) is int for v in values):
+    if not all(type(v) is int or type(v) is bool for v in values):
         raise BadRequest(f"argument {arg['name']!r}: values must be integers (floats as bit patterns)")
     try:
         flat = np.array(values, dtype=wire) if count else np.zeros(0, dtype=wire)
@@ -294,7 +314,13 @@ class Child:
                 raise BadRequest("args must be a list of objects with a name")
             for a in args:
                 _dtypes(a), _shape(a)
+            if len({a["name"] for a in args}) != len(args):
+                raise BadRequest("two arguments have the same name")
             inputs = {a["name"]: decode_values(a) for a in args if a.get("values") is not None}
+            guard = request.get("guard_bytes", 4096)
+            if type(guard) is not int or guard < 0:
+                raise BadRequest(f"bad guard_bytes {guard!r}")
+            guard = -(-guard // ALIGN) * ALIGN  # a multiple of 64 keeps every buffer aligned
             namespace = self.timed("script", lambda: exec_script(request["script"]))
             mod, schedule = namespace.get("mod"), namespace.get("schedule")
             if isinstance(mod, tvm.tirx.PrimFunc):
@@ -311,23 +337,22 @@ class Child:
             scheduled = sch.mod
         except Exception as e:  # noqa: BLE001 - ScheduleError, or refused in another way (the type says which)
             # what was scheduled before the refused primitive (each primitive is all or nothing)
-            self.fail("schedule_error", e, {"scheduled": sch.mod.script()} if request.get("print_scheduled") else None)
+            self.fail("schedule_error", e, {"scheduled": _script_of(sch)} if request.get("print_scheduled") else None)
         extra = {}
         if request.get("print_scheduled"):
             extra["scheduled"] = scheduled.script()
 
         self.phase("compile")
         try:
-            executable = self.timed("compile", lambda: tvm.compile(scheduled, target="llvm"))
-            function = executable["main"]
+            # tvm.compile stops at LLVM IR; the machine code is made when the function is
+            # first looked up, so that is part of compiling too.
+            function = self.timed("compile", lambda: tvm.compile(scheduled, target="llvm")["main"])
         except Exception as e:  # noqa: BLE001
             self.fail("compile_error", e)
 
         self.phase("run")
         try:
             if request.get("memcheck", True):
-                guard = int(request.get("guard_bytes", 4096))
-                guard = max(0, -(-guard // ALIGN) * ALIGN)  # a multiple of 64 keeps the buffer aligned
                 extra.update(self.timed("run", lambda: self.memcheck_runs(function, args, inputs, guard)))
             else:
                 extra.update(self.timed("run", lambda: self.plain_run(function, args, inputs)))
@@ -351,7 +376,7 @@ class Child:
         return {"outputs": outputs, "guard": [], "input_changed": [], "sentinel_dependent": []}
 
     def memcheck_runs(self, function, args, inputs, guard):
-        entries, seen, input_changed, first_outputs, dependent = [], set(), [], {}, []
+        entries, seen, input_changed, first_outputs, dependent, second = [], set(), [], {}, [], {}
         for run, sentinel in enumerate(SENTINELS, 1):
             buffers = [Guarded(a, guard, sentinel, inputs.get(a["name"])) for a in args]
             function(*[b.tensor for b in buffers])
@@ -368,6 +393,7 @@ class Child:
                     first_outputs[b.name] = (b.middle().copy(), b.view.copy())
                 elif not np.array_equal(b.middle(), first_outputs[b.name][0]):
                     dependent.append(b.name)
+                    second[b.name] = encode_values(b.view, next(a for a in args if a["name"] == b.name))
             if run == 1:
                 # Should the second run crash, the worker still reports what the first saw.
                 self.send("PARTIAL " + json.dumps({"guard": entries[:MAX_GUARD_ENTRIES], "input_changed": input_changed}))
@@ -378,9 +404,18 @@ class Child:
             "input_changed": input_changed,
             "sentinel_dependent": dependent,
         }
+        if second:  # which points depended on the sentinel: those that differ from "outputs"
+            result["outputs2"] = second
         if len(entries) > MAX_GUARD_ENTRIES:
             result["guard_total"] = len(entries)
         return result
+
+
+def _script_of(sch):
+    try:
+        return sch.mod.script()
+    except Exception as e:  # noqa: BLE001 - the report matters more than its extra
+        return f"(cannot print the module: {type(e).__name__}: {e})"
 
 
 class CaseEnd(Exception):
@@ -396,18 +431,41 @@ def _is_out_of_memory(e):
     return "std::bad_alloc" in text or "Cannot allocate memory" in text or "out of memory" in text.lower()
 
 
+SCRIPT_FILE = "<halo case>"
+
+
 def exec_script(source):
     """Runs the request's script as the module `halo_case`. TVMScript's parser reads the
     source of the functions it decorates (inspect.getsource), so the source is registered
     with linecache under the module's file name: exec of a bare string would fail with
     "could not get source code"."""
-    filename = "<halo case>"
+    filename = SCRIPT_FILE
     module = types.ModuleType("halo_case")
     module.__file__ = filename
     sys.modules["halo_case"] = module
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), module.__dict__)
     return module.__dict__
+
+
+def thread_allowance():
+    """Address space for the threads of TVM's pool, on top of the request's allowance.
+    RLIMIT_AS counts reservations, not use: each thread would reserve a stack (8 MiB) and a
+    malloc arena (64 MiB), so a parallel loop on a many-core machine failed to start its
+    threads under a modest limit and TVM ended in std::terminate - a crash that is not
+    TVM's. With one arena for all threads (a parallel loop barely mallocs) only the stacks
+    remain, and they are allowed for here."""
+    if _libc is not None:
+        _libc.mallopt(M_ARENA_MAX, 1)  # this process has not made a second arena yet
+    threads = os.cpu_count() or 1
+    for var in ("TVM_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(var, "")
+        if value.isdigit():
+            threads = max(threads, int(value))
+    stack, _ = resource.getrlimit(resource.RLIMIT_STACK)
+    if stack == resource.RLIM_INFINITY or stack <= 0:
+        stack = 8 << 20
+    return threads * (stack + (64 << 10))  # and a guard page or so each
 
 
 def vm_size_bytes():
@@ -437,7 +495,7 @@ def child_main(payload, max_memory, report_w, output_w, worker_pid):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if max_memory > 0:
             soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-            want = vm_size_bytes() + max_memory
+            want = vm_size_bytes() + max_memory + thread_allowance()
             if hard != resource.RLIM_INFINITY:
                 want = min(want, hard)
             resource.setrlimit(resource.RLIMIT_AS, (want, hard))
@@ -447,7 +505,10 @@ def child_main(payload, max_memory, report_w, output_w, worker_pid):
         os.dup2(output_w, 1)
         os.dup2(output_w, 2)
         os.close(output_w)
-        os.close(REPORT_FD)  # only the worker answers halo; nothing left behind holds the pipe
+        try:
+            os.close(REPORT_FD)  # only the worker answers halo; nothing left behind holds the pipe
+        except OSError:
+            pass
         Child(report_w).run(payload)
     except BaseException:  # noqa: BLE001 - the worker reports an exit without a report
         try:
@@ -472,19 +533,52 @@ def handle(payload, max_memory, timeout):
     output_r, output_w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()  # or the child would print the worker's pending output again
+    gc.freeze()  # what this request added, too (see warm_up)
+    worker_pid = os.getpid()
+    # The request's own "timeout", when given, is the case's limit: halo waits for the
+    # report a margin longer (the header's), so a hang is reported, not a dead worker.
+    try:
+        asked = json.loads(payload).get("timeout")
+        if isinstance(asked, (int, float)) and 0 < asked < (timeout or float("inf")):
+            timeout = float(asked)
+    except (ValueError, AttributeError):
+        pass
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
         os.close(report_r)
         os.close(output_r)
-        child_main(payload, max_memory, report_w, output_w, os.getppid())
+        child_main(payload, max_memory, report_w, output_w, worker_pid)
     os.close(report_w)
     os.close(output_w)
     try:
         os.setpgid(pid, pid)  # also here, so the group exists before any kill
     except OSError:
         pass
+    try:
+        return supervise(pid, start, report_r, output_r, max_memory, timeout)
+    except BaseException:
+        # The worker's own failure: the child must not outlive the request either way.
+        _kill_group(pid)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        raise
+    finally:
+        os.close(report_r)
+        os.close(output_r)
 
+
+def _kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)  # a reaped child's id stays unused while its group lives
+    except OSError:
+        pass
+
+
+def supervise(pid, start, report_r, output_r, max_memory, timeout):
+    """Follows the child's phases until it reports, dies or runs out of time."""
     deadline = start + timeout if timeout > 0 else None
     phase, phase_times, lines, partial, report = "", {}, b"", None, None
     output_tail, timed_out = b"", False
@@ -518,6 +612,8 @@ def handle(payload, max_memory, timeout):
                     partial = json.loads(rest)
                 elif kind == "REPORT":
                     report = json.loads(rest)
+                    if not isinstance(report, dict):
+                        raise ValueError("the child's report is not an object")
     # The report is in, or the pipe closed: the child is exiting or gone. Whatever it left
     # behind goes with its group (nothing may keep the pipes open or compile on).
     while not timed_out:
@@ -528,15 +624,10 @@ def handle(payload, max_memory, timeout):
             timed_out = True
         else:
             time.sleep(0.0005)
-    try:
-        os.killpg(pid, signal.SIGKILL)  # a reaped child's id stays unused while its group lives
-    except OSError:
-        pass
+    _kill_group(pid)
     if timed_out:
         _, status = os.waitpid(pid, 0)
-    _drain(output_r)
-    os.close(report_r)
-    os.close(output_r)
+    output_tail = (output_tail + _drain(output_r))[-OUTPUT_TAIL:]
     total = time.monotonic() - start
 
     if report is not None and not timed_out:
@@ -560,7 +651,13 @@ def handle(payload, max_memory, timeout):
             report.update(outcome="crash", signal=sig, message=f"killed by signal {sig} ({name}) in phase {phase or 'start'}")
     else:
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
-        report.update(outcome="crash", signal=0, message=f"the child exited with status {code} without a report in phase {phase or 'start'}")
+        last = [l for l in output_tail.decode("utf-8", "replace").splitlines() if l.strip()][-1:]
+        report.update(
+            outcome="crash",
+            signal=0,
+            message=f"the child exited with status {code} without a report in phase {phase or 'start'}"
+            + (f"; it last printed: {last[0][:1000]}" if last else ""),
+        )
     return report
 
 
@@ -570,25 +667,64 @@ def _phase_seconds(phase_times, start):
     order = sorted(phase_times.items(), key=lambda kv: kv[1])
     for i, (name, t) in enumerate(order):
         end = order[i + 1][1] if i + 1 < len(order) else time.monotonic()
-        if name != "script":
-            seconds[name] = end - t
+        seconds[name] = end - t
     return seconds
 
 
 def _drain(fd):
+    """What is left in the child's output, passed on; returns its tail."""
     os.set_blocking(fd, False)
+    tail = b""
     while True:
         try:
             data = os.read(fd, 1 << 16)
         except (BlockingIOError, InterruptedError):
-            return
+            return tail
         if not data:
-            return
+            return tail
         write_all(2, data)
+        tail = (tail + data)[-OUTPUT_TAIL:]
+
+
+WARM_UP = """
+from tvm.script import ir as I, tirx as T
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((4,), "int32"), B: T.Buffer((4,), "int32")):
+        for i in range(4):
+            with T.sblock("B"):
+                vi = T.axis.spatial(4, i)
+                B[vi] = A[vi] + 1
+"""
+
+
+def warm_up():
+    """Does once here what every child would otherwise pay for on its first TVMScript
+    parse, about 40 ms: the parser's lazy imports and inspect's table of every loaded
+    module's file (the parser looks up its caller's source). Parsing only builds IR: no
+    LLVM, no thread pool, nothing that makes a fork unsafe."""
+    # The parser calls inspect.stack() over and over, and inspect maps each frame's file to
+    # its module through a cache; a file it cannot find there (the case's, and "<ast>", the
+    # name under which the parser evaluates expressions) makes it walk all 1100 loaded
+    # modules, each time (~2 ms, and copy-on-write faults in a child). Entered here, they
+    # resolve at once, to what the walk would find: the case's module, and none.
+    inspect.modulesbyfile.setdefault(SCRIPT_FILE, "halo_case")
+    inspect.modulesbyfile.setdefault("<ast>", "<no module>")
+    try:
+        exec_script(WARM_UP)
+    except Exception:  # noqa: BLE001 - only slower children
+        traceback.print_exc()
+    sys.modules.pop("halo_case", None)
+    # Python's objects are shared with the children copy-on-write; a collection in a
+    # child would walk (and so copy) all of them, some 40 ms. Frozen, it walks only its own.
+    gc.collect()
+    gc.freeze()
 
 
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    warm_up()
     while True:
         header = read_exact(REQUEST_FD, HEADER.size)
         if header is None:

@@ -206,6 +206,31 @@ def schedule(sch):
 '''
 
 
+# Run 1 writes one past the end of B; run 2 divides by zero, because what it reads before
+# A is the second sentinel (0x5A5A5A5A).
+SECOND_RUN_CRASHES = HEADER + '''
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
+        for i in range(17):
+            with T.sblock("B"):
+                vi = T.axis.spatial(17, i)
+                B[vi] = T.truncdiv(A[vi % 16] + 1000000, A[T.max(vi, 1) - 2] - 1515870810)
+mod = Module
+
+def schedule(sch):
+    pass
+'''
+
+# A crash staged in one phase, to check that the report names it.
+CRASH_IN_SCHEDULE = ELEMENTWISE_INT.replace("    sch.split(", "    import os, signal; os.kill(os.getpid(), signal.SIGSEGV)\n    sch.split(")
+CRASH_IN_COMPILE = ELEMENTWISE_INT + '''
+import os, signal
+tvm.compile = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGBUS)
+'''
+
+
 def request(script, args, memcheck=True, **more):
     return {"script": script, "args": args, "memcheck": memcheck, "guard_bytes": 4096, "print_scheduled": False, **more}
 
@@ -244,7 +269,8 @@ def main():
         and r["outputs"] == {"B": INT_EXPECTED}
         and r["guard"] == []
         and r["input_changed"] == []
-        and r["sentinel_dependent"] == [],
+        and r["sentinel_dependent"] == []
+        and "outputs2" not in r,
         r,
     )
     check("1 the report names the TVM version", r.get("tvm_version") == __import__("tvm").__version__, r)
@@ -287,12 +313,17 @@ def main():
 
     r = worker.call(request(READ_BEFORE_START, [arg("A", "int32", [16], INT_A), arg("B", "int32", [16])]))
     check(
-        "4 a read before the start: B is sentinel-dependent, only in its first point",
-        r["outcome"] == "pass" and r["sentinel_dependent"] == ["B"] and r["outputs"]["B"][1:] == INT_A[:15],
+        "4 a read before the start: B is sentinel-dependent, only in its first point (the sentinel's value)",
+        r["outcome"] == "pass"
+        and r["sentinel_dependent"] == ["B"]
+        and r["outputs"]["B"][1:] == INT_A[:15]
+        and r["outputs2"]["B"][1:] == INT_A[:15]
+        and r["outputs"]["B"][0] == 0xA5A5A5A5 - 2**32
+        and r["outputs2"]["B"][0] == 0x5A5A5A5A,
         r,
     )
 
-    r = worker.call(REFUSED and request(REFUSED, [arg("A", "int32", [16], INT_A), arg("B", "int32", [16])]))
+    r = worker.call(request(REFUSED, [arg("A", "int32", [16], INT_A), arg("B", "int32", [16])]))
     check(
         "5 compute_inline of the output block: schedule_error",
         r["outcome"] == "schedule_error" and r["phase"] == "schedule" and "ScheduleError" in r["message"],
@@ -308,6 +339,19 @@ def main():
     check("6 integer division by zero: crash, SIGFPE, in phase run", r["outcome"] == "crash" and r.get("signal") == 8 and r["phase"] == "run", r)
     r = worker.call(CASE1)
     check("6 ... and the worker serves the next case", r["outcome"] == "pass" and r["outputs"] == {"B": INT_EXPECTED}, r)
+
+    AB = [arg("A", "int32", [16], INT_A), arg("B", "int32", [16])]
+    r = worker.call(request(CRASH_IN_SCHEDULE, AB))
+    check("a crash while scheduling: crash, SIGSEGV, in phase schedule", r["outcome"] == "crash" and r.get("signal") == 11 and r["phase"] == "schedule", r)
+    r = worker.call(request(CRASH_IN_COMPILE, AB))
+    check("a crash while compiling: crash, SIGBUS, in phase compile", r["outcome"] == "crash" and r.get("signal") == 7 and r["phase"] == "compile", r)
+    r = worker.call(request(SECOND_RUN_CRASHES, AB))
+    check(
+        "a crash in the second run keeps the first run's guard findings",
+        r["outcome"] == "crash" and r.get("signal") == 8 and r["phase"] == "run"
+        and r["guard"] == [{"buffer": "B", "side": "after", "offset": 16, "run": 1, "bytes": 4}],
+        r,
+    )
 
     t = time.monotonic()
     r = worker.call(request(ENDLESS, [arg("B", "int32", [1])]), timeout=2.0)
