@@ -25,7 +25,7 @@ Subcommand register_fuzz(CLI::App& app) {
                   "what to fuzz: self (lowering, scheduling, β0 and the small-step machine against the big-step "
                   "reference and the bounds query); halide (the newest Halide installed) or halide@M (Halide major "
                   "version M), docs/halide.md; exo (the Exo compiler from the project's .venv, docs/kernels.md)")
-      ->check(self_or_candidate("self|halide[@M]|exo"))
+      ->check(self_or_candidate("self|halide[@M]|exo|tvm[@V]"))
       ->capture_default_str();
   add_campaign_options(cmd, o->campaign);
   add_halide_fuzz_flags(cmd, o->target, o->halide);

@@ -320,8 +320,7 @@ class Translator {
     const auto& n = as<OpNode>(e);
     std::vector<TirExpr> a;
     for (const Expr& x : n.args) a.push_back(expr(x, s));
-    positive_divisor_ = (n.op == Op::Div || n.op == Op::Mod) && n.args[1]->kind == ExprKind::Const &&
-                        as<ConstNode>(n.args[1]).value.is_int() && as<ConstNode>(n.args[1]).value.sign() > 0;
+    positive_divisor_ = (n.op == Op::Div || n.op == Op::Mod) && positive_constant(n.args[1]);
     return typed_ ? typed_op(n, std::move(a)) : untyped_op(n, std::move(a));
   }
 
@@ -387,6 +386,23 @@ class Translator {
   // -1 never reaches TVM's division (0 traps, and MIN / -1 overflows and traps); a negative
   // divisor turns floor into Euclid by one step where the remainder is not zero.
   bool positive_divisor_ = false;  // the / or % being written divides by a positive constant
+
+  // A divisor made of constants alone (2 * (w - 1) with w a parameter) whose value is
+  // positive: halo's division is then TVM's floordiv. Folded only for Int(32) and ℤ, where
+  // no intermediate step wraps (the Int(32) model, or the typing, keeps it in range).
+  bool positive_constant(const Expr& e) const {
+    if (e->kind == ExprKind::Const) return as<ConstNode>(e).value.is_int() && as<ConstNode>(e).value.sign() > 0;
+    if (!(e->type.is_z() || e->type == kInt32) || reads_any(e)) return false;
+    std::optional<Value> v = const_value(simplify(substitute(e, subst_)));
+    return v && v->is_small() && v->small() > 0 && v->small() <= INT32_MAX;
+  }
+  static bool reads_any(const Expr& e) {
+    if (e->kind == ExprKind::Call || e->kind == ExprKind::Hole) return true;
+    if (e->kind == ExprKind::Op)
+      for (const Expr& a : as<OpNode>(e).args)
+        if (reads_any(a)) return true;
+    return false;
+  }
 
   TirExpr divide(Op op, Type t, const std::string& a, const std::string& b) {
     if (t.is_float()) {
