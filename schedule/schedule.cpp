@@ -37,6 +37,9 @@ TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog)
     outside = fmt::format("a {} traversal of a loop of an atomic stage is Halide's (its atomic() allows it on a "
                           "reduction loop, which fig. 2.11 refuses)",
                           traversal_name(d.order));
+  else if (is_tvm_only(d.kind))
+    outside = fmt::format("'{}' is one of TVM's own schedule primitives, outside the formal model (fig. 2.11)",
+                          directive_name(d.kind));
   else if (is_halide_only(d.kind))
     outside = fmt::format("'{}' is one of Halide's own directives, outside the formal model (fig. 2.11)",
                           directive_name(d.kind));
@@ -46,9 +49,13 @@ TgtProgram rewrite(const TgtProgram& t, const Directive& d, const Program& prog)
                           tail_name(d.tail));
   if (!outside.empty())
     throw InputError(Diagnostic{prog.file, d.loc,
-                                fmt::format("{}: halo cannot lower or complete it, so only `--target halide` runs it "
-                                            "(docs/halide.md, \"Halide-only directives\")",
-                                            outside)});
+                                is_tvm_only(d.kind)
+                                    ? fmt::format("{}: halo cannot lower or complete it, so only `--target tvm` runs it "
+                                                  "(docs/tvm.md, \"TVM's own primitives\")",
+                                                  outside)
+                                    : fmt::format("{}: halo cannot lower or complete it, so only `--target halide` runs "
+                                                  "it (docs/halide.md, \"Halide-only directives\")",
+                                                  outside)});
   switch (d.kind) {
     case DirectiveKind::Split: return apply_split(t, d, prog);
     case DirectiveKind::Fuse: return apply_fuse(t, d, prog);

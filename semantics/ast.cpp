@@ -303,6 +303,15 @@ const char* directive_name(DirectiveKind k) {
     case DirectiveKind::SpecializeFail: return "specialize_fail";
     case DirectiveKind::In: return "in";
     case DirectiveKind::CloneIn: return "clone_in";
+    case DirectiveKind::TvmReverseComputeAt: return "tvm_reverse_compute_at";
+    case DirectiveKind::TvmReverseComputeInline: return "tvm_reverse_compute_inline";
+    case DirectiveKind::TvmCacheRead: return "tvm_cache_read";
+    case DirectiveKind::TvmCacheWrite: return "tvm_cache_write";
+    case DirectiveKind::TvmDecomposeReduction: return "tvm_decompose_reduction";
+    case DirectiveKind::TvmSplitUnpredicated: return "tvm_split_unpredicated";
+    case DirectiveKind::TvmBlockize: return "tvm_blockize";
+    case DirectiveKind::TvmLoopPartition: return "tvm_loop_partition";
+    case DirectiveKind::TvmPadEinsum: return "tvm_pad_einsum";
   }
   return "?";
 }
@@ -349,11 +358,18 @@ int directive_phase(DirectiveKind k) {
     case DirectiveKind::HoistStorageRoot: case DirectiveKind::ReorderStorage: case DirectiveKind::AlignStorage:
     case DirectiveKind::BoundStorage: case DirectiveKind::RingBuffer: return 3;
     case DirectiveKind::AlignExtent: return 4;
+    // TVM's primitives act on the loops and blocks fig. 2.11's directives made: after them.
+    case DirectiveKind::TvmReverseComputeAt: case DirectiveKind::TvmReverseComputeInline:
+    case DirectiveKind::TvmCacheRead: case DirectiveKind::TvmCacheWrite: case DirectiveKind::TvmDecomposeReduction:
+    case DirectiveKind::TvmSplitUnpredicated: case DirectiveKind::TvmBlockize: case DirectiveKind::TvmLoopPartition:
+    case DirectiveKind::TvmPadEinsum: return 5;
   }
   return 0;
 }
 // Halide's own directives are the kinds from Rfactor on (ast.hpp lists them last).
+// Outside fig. 2.11: Halide's own directives and TVM's (ast.hpp lists them last).
 bool is_halide_only(DirectiveKind k) { return k >= DirectiveKind::Rfactor; }
+bool is_tvm_only(DirectiveKind k) { return k >= DirectiveKind::TvmReverseComputeAt; }
 bool is_halide_only(TailStrategy t) {
   return t != TailStrategy::Guard && t != TailStrategy::Shift && t != TailStrategy::Round;
 }
@@ -453,6 +469,13 @@ bool same_directive(const Directive& a, const Directive& b) {
     case DirectiveKind::Atomic: return a.loop == b.loop;
     case DirectiveKind::Prefetch: return a.loop == b.loop && a.func == b.func && a.names == b.names && same_exprs(a.exprs, b.exprs);
     case DirectiveKind::StoreIn: return a.func == b.func && a.names == b.names;
+    case DirectiveKind::TvmReverseComputeAt: return a.func == b.func && a.loop == b.loop;
+    case DirectiveKind::TvmReverseComputeInline: return a.func == b.func;
+    case DirectiveKind::TvmCacheRead: return a.loop == b.loop && a.func == b.func;
+    case DirectiveKind::TvmCacheWrite: case DirectiveKind::TvmDecomposeReduction: case DirectiveKind::TvmBlockize:
+      return a.loop == b.loop;
+    case DirectiveKind::TvmSplitUnpredicated: case DirectiveKind::TvmLoopPartition: case DirectiveKind::TvmPadEinsum:
+      return a.loop == b.loop && a.names == b.names && same_exprs(a.exprs, b.exprs);
   }
   return false;
 }

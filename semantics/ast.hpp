@@ -336,8 +336,18 @@ enum class DirectiveKind : uint8_t {
   // Halide's wrappers: a new func w(vars) = f(vars) that replaces f in the consumers named
   // (all of them when none is), which the schedule then places and schedules like any func
   // (Func::in, Func::clone_in; docs/halide.md, "Wrappers").
-  In, CloneIn
+  In, CloneIn,
+  // TVM's own schedule primitives (tvm.s_tir.Schedule; docs/tvm.md, "TVM's own primitives"):
+  // only `--target tvm` runs them; halo's own lowering and `--target halide` refuse them.
+  // A consumer computed at a loop of its producer, a consumer inlined into its producer,
+  // a stage reading (or writing) a func through a cache block, a reduction's init split
+  // into its own block, a split without the predicate that guards its tail, a loop nest
+  // made a block of its own, a loop partitioned, a stage's iteration space padded.
+  TvmReverseComputeAt, TvmReverseComputeInline, TvmCacheRead, TvmCacheWrite, TvmDecomposeReduction,
+  TvmSplitUnpredicated, TvmBlockize, TvmLoopPartition, TvmPadEinsum
 };
+// TVM's own primitives are the kinds from TvmReverseComputeAt on.
+bool is_tvm_only(DirectiveKind k);
 // guard, shift, round are fig. 2.11's; the predicate tails and auto are Halide's only.
 enum class TailStrategy : uint8_t { Guard, Shift, Round, Predicate, PredicateLoads, PredicateStores, Auto };
 enum class Traversal : uint8_t { Serial, Parallel, Vectorized, Unrolled };
@@ -380,6 +390,12 @@ bool in_formal_part(const struct Directive& d);
 //   unscheduled(loop: a stage)          allow_race_conditions(loop: a stage)
 //   specialize_fail(func, message)
 //   in / clone_in(func, names = the consumers, then the wrapper's name)
+// and TVM's own:
+//   tvm_reverse_compute_at(func, loop)  tvm_reverse_compute_inline(func)
+//   tvm_cache_read(loop: a stage, func)  tvm_cache_write(loop: a stage)
+//   tvm_decompose_reduction(loop)       tvm_split_unpredicated(loop, names[0], names[1], exprs[0])
+//   tvm_blockize(loop)                  tvm_loop_partition(loop, exprs...)
+//   tvm_pad_einsum(loop: a stage, exprs = the padding of each pure dimension, x1 first)
 struct Directive {
   DirectiveKind kind = DirectiveKind::Swap;
   Name func;

@@ -278,10 +278,17 @@ constexpr std::array kPartition = {kLoop, P{A::Name, "auto|never|always"}};
 constexpr std::array kSpecializeFail = {P{A::Func, "f"}, P{A::Text, "\"message\""}};
 constexpr std::array kIn = {P{A::Func, "f"}, P{A::Names, "[g, ...,] wrapper"}};
 constexpr std::array kCloneIn = {P{A::Func, "f"}, P{A::Names, "g, ..., wrapper"}};
+constexpr std::array kTvmReverseComputeAt = {P{A::Func, "g"}, P{A::Loop, "<f, 0, i, v>"}};
+constexpr std::array kTvmCacheRead = {P{A::Stage, "<g, 0, i>"}, P{A::Func, "f"}};
+constexpr std::array kTvmStage = {P{A::Stage, "<f, 0, i>"}};
+constexpr std::array kTvmLoop = {kLoop};
+constexpr std::array kTvmSplitUnpredicated = {kLoop, P{A::Name, "vo"}, P{A::Name, "vi"}, P{A::Expression, "factor"}};
+constexpr std::array kTvmLoopPartition = {kLoop, P{A::Expressions, "n1, ..., nk"}};
+constexpr std::array kTvmPadEinsum = {P{A::Stage, "<f, 0, i>"}, P{A::Expressions, "p1, ..., pn"}};
 
 // In the order of fig. 2.11's phases, which is also the order error messages list them in;
 // Halide's own directives last.
-const std::array<DirectiveSyntax, 32> kDirectives = {{
+const std::array<DirectiveSyntax, 41> kDirectives = {{
     {DirectiveKind::Specialize, kSpecialize},
     {DirectiveKind::Split, kSplit},
     {DirectiveKind::Fuse, kFuse},
@@ -314,6 +321,15 @@ const std::array<DirectiveSyntax, 32> kDirectives = {{
     {DirectiveKind::SpecializeFail, kSpecializeFail},
     {DirectiveKind::In, kIn},
     {DirectiveKind::CloneIn, kCloneIn},
+    {DirectiveKind::TvmReverseComputeAt, kTvmReverseComputeAt},
+    {DirectiveKind::TvmReverseComputeInline, kComputeInline},
+    {DirectiveKind::TvmCacheRead, kTvmCacheRead},
+    {DirectiveKind::TvmCacheWrite, kTvmStage},
+    {DirectiveKind::TvmDecomposeReduction, kTvmLoop},
+    {DirectiveKind::TvmSplitUnpredicated, kTvmSplitUnpredicated},
+    {DirectiveKind::TvmBlockize, kTvmLoop},
+    {DirectiveKind::TvmLoopPartition, kTvmLoopPartition},
+    {DirectiveKind::TvmPadEinsum, kTvmPadEinsum},
 }};
 
 

@@ -506,6 +506,7 @@ const char* phase_name(int phase) {
     case 2: return "compute";
     case 3: return "storage";
     case 4: return "bounds";
+    case 5: return "TVM primitive";
   }
   return "unknown";
 }
@@ -577,8 +578,9 @@ void check_schedule_funcs(Checker& c) {
     for (const Name* n : directive_funcs(d))
       if (d.on_intermediate && (n == &d.loop.func) != (d.kind == DirectiveKind::ComputeAt || d.kind == DirectiveKind::StoreAt))
         continue;  // the rfactor intermediate, Halide's (parser.cpp, mark_made_funcs)
-      else if (d.kind == DirectiveKind::Prefetch && n == &d.func && c.pipe().find_input(n->text))
-        continue;  // Halide prefetches an input buffer as it does a func
+      else if ((d.kind == DirectiveKind::Prefetch || d.kind == DirectiveKind::TvmCacheRead) && n == &d.func &&
+               c.pipe().find_input(n->text))
+        continue;  // Halide prefetches an input buffer as it does a func; TVM caches its reads alike
       else if (c.pipe().find_input(n->text))
         c.report(n->loc, fmt::format("'{}' names input '{}': an input is a buffer the realization gives, which "
                                      "no directive schedules (write a func that reads it, e.g. "
@@ -660,6 +662,12 @@ std::vector<const Name*> directive_funcs(const Directive& d) {
     case DirectiveKind::AllowRaceConditions: return {&d.loop.func};
     // The prefetched func may also be an input (check_schedule_funcs).
     case DirectiveKind::Prefetch: return {&d.loop.func, &d.func};
+    case DirectiveKind::TvmReverseComputeAt: return {&d.func, &d.loop.func};
+    case DirectiveKind::TvmReverseComputeInline: return {&d.func};
+    case DirectiveKind::TvmCacheRead: return {&d.loop.func, &d.func};  // f may be an input (check_schedule_funcs)
+    case DirectiveKind::TvmCacheWrite: case DirectiveKind::TvmDecomposeReduction: case DirectiveKind::TvmSplitUnpredicated:
+    case DirectiveKind::TvmBlockize: case DirectiveKind::TvmLoopPartition: case DirectiveKind::TvmPadEinsum:
+      return {&d.loop.func};
   }
   return {};
 }

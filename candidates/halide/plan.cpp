@@ -626,6 +626,9 @@ class Translator {
         return;
       }
     }
+    if (is_tvm_only(d.kind))
+      throw NotExpressible{fmt::format("{}: one of TVM's own schedule primitives, which Halide does not have",
+                                       print_directive(d))};
     HlCall c;
     switch (d.kind) {
       case DirectiveKind::Specialize: {
@@ -931,6 +934,11 @@ class Translator {
         push(std::move(c), d);
         return;
       }
+      case DirectiveKind::TvmReverseComputeAt: case DirectiveKind::TvmReverseComputeInline:
+      case DirectiveKind::TvmCacheRead: case DirectiveKind::TvmCacheWrite: case DirectiveKind::TvmDecomposeReduction:
+      case DirectiveKind::TvmSplitUnpredicated: case DirectiveKind::TvmBlockize: case DirectiveKind::TvmLoopPartition:
+      case DirectiveKind::TvmPadEinsum:
+        return;  // refused above
     }
   }
 };

@@ -58,8 +58,6 @@ std::string const_text(Type t, const Value& v) {
   return fmt::format("T.{}({})", dtype(t), v.small());
 }
 
-std::string type_min_text(Type t) { return const_text(t, t.min()); }
-std::string type_max_text(Type t) { return const_text(t, t.max()); }
 
 TirExpr cast(Type t, TirExpr e) {
   if (e.type == t) return e;
@@ -205,7 +203,7 @@ class Translator {
   // reading f: reordering its rdom loops does not change it, which TVM's reduce iterators
   // promise.
   static bool is_reduction(const FuncDef& f, const UpdateStage& u) {
-    if (u.rdom.empty() || u.predicate || !f.type.is_integer() && !f.type.is_z()) return false;
+    if (u.rdom.empty() || u.predicate || (!f.type.is_integer() && !f.type.is_z())) return false;
     for (size_t j = 0; j < u.lhs.size(); ++j)
       if (!is_pure_dimension(f, u.lhs, j)) return false;
     const Expr& v = u.value;
@@ -661,11 +659,33 @@ class Translator {
     std::map<std::string, const Directive*> compute_at;
     std::set<std::string> inlined;
     std::map<std::string, std::vector<const Directive*>> loop_directives;
+    std::vector<const Directive*> own_primitives;  // TVM's, after everything else (phase 5)
     for (const Directive& d : *prog_.schedule) {
       if (!d.default_note.empty() && prog_.schedule_mode == ScheduleMode::Halide) continue;
+      if (is_tvm_only(d.kind)) {
+        own_primitives.push_back(&d);
+        continue;
+      }
+      if (d.on_intermediate)
+        throw NotExpressible{fmt::format("'{}' schedules a func one of Halide's calls made, which TVM does not have",
+                                         directive_name(d.kind))};
+      switch (d.kind) {
+        case DirectiveKind::Rfactor:
+          if (d.names.size() > 1)
+            throw NotExpressible{"rfactor with a named intermediate: TVM names the rfactor block itself"};
+          loop_directives[d.loop.func.text].push_back(&d);
+          continue;
+        case DirectiveKind::ReorderStorage: case DirectiveKind::AlignStorage:
+          storage_directives_.push_back(&d);
+          continue;
+        default: break;
+      }
       switch (d.kind) {
         case DirectiveKind::Split: case DirectiveKind::Fuse: case DirectiveKind::Swap: case DirectiveKind::Traverse:
-          if (d.kind == DirectiveKind::Split && d.tail != TailStrategy::Guard)
+          if (d.kind == DirectiveKind::Split && d.tail_auto)
+            notes_.push_back(fmt::format("split of {} with the auto tail: TVM's own default, a predicate, runs it",
+                                         loop_text(d.loop)));
+          else if (d.kind == DirectiveKind::Split && d.tail != TailStrategy::Guard)
             throw NotExpressible{fmt::format("split with the {} tail: TVM's split guards the tail with a predicate "
                                              "(fig. 2.11's guard) or, unpredicated, runs past it",
                                              tail_name(d.tail))};
@@ -721,7 +741,134 @@ class Translator {
       }
       for (const Directive* d : loop_directives[fn]) out += loop_directive(*d);
     }
+    for (const Directive* d : storage_directives_) out += storage_directive(*d);
+    for (const Directive* d : own_primitives) out += own_primitive(*d);
     return out + "    return L\n";
+  }
+
+  std::vector<const Directive*> storage_directives_;
+
+  // The block that writes f first (its pure stage, or its T.init block), where TVM's
+  // storage primitives name f's buffer.
+  std::string writer(const std::string& f) const { return fmt::format("{}_s{}", f, init_form_.count(f) ? 1 : 0); }
+
+  void only_own_storage(const Directive& d) const {
+    if (d.func.text == prog_.pipeline.name.text)
+      throw NotExpressible{fmt::format("{} of the output: its layout is the caller's buffer in TVM",
+                                       directive_name(d.kind))};
+  }
+
+  // reorder_storage is TVM's transform_layout of f's buffer, align_storage its storage_align.
+  std::string storage_directive(const Directive& d) {
+    only_own_storage(d);
+    const FuncDef* f = prog_.pipeline.find(d.func.text);
+    size_t n = f->vars.size();
+    auto dim = [&](const std::string& x) {
+      for (size_t j = 0; j < n; ++j)
+        if (f->vars[j].text == x) return j;
+      throw NotExpressible{"no dimension " + x};
+    };
+    if (d.kind == DirectiveKind::ReorderStorage) {
+      if (d.names.size() != n)
+        throw NotExpressible{"reorder_storage of some dimensions only: transform_layout is written for all of them"};
+      std::vector<std::string> from, to;
+      for (size_t j = n; j-- > 0;) from.push_back("d_" + f->vars[j].text);
+      for (size_t k = n; k-- > 0;) to.push_back("d_" + d.names[k].text);  // innermost last in TVM
+      primitives_.insert("transform_layout");
+      return fmt::format("    sch.transform_layout(sch.get_sblock({}), (\"write\", 0), lambda {}: ({}{}))\n",
+                         q(writer(d.func.text)), fmt::join(from, ", "), fmt::join(to, ", "), n == 1 ? "," : "");
+    }
+    // align_storage(f, x, a): the stride of the dimension just outside x becomes a multiple of a.
+    size_t j = dim(d.names[0].text);
+    if (j + 1 >= n) throw NotExpressible{"align_storage of the outermost dimension: no stride to align"};
+    size_t axis = n - 1 - (j + 1);
+    primitives_.insert("storage_align");
+    return fmt::format("    sch.storage_align(sch.get_sblock({}), 0, {}, {}, 0)\n", q(writer(d.func.text)), axis,
+                       constant(d.exprs[0], "the alignment"));
+  }
+
+  std::vector<std::string> stage_blocks(const std::string& f, bool first_to_last) const {
+    const FuncDef* fd = prog_.pipeline.find(f);
+    std::vector<std::string> bs;
+    for (size_t i = init_form_.count(f) ? 1 : 0; i < fd->stage_count(); ++i) bs.push_back(fmt::format("{}_s{}", f, i));
+    if (!first_to_last) std::reverse(bs.begin(), bs.end());
+    return bs;
+  }
+
+  std::string own_primitive(const Directive& d) {
+    std::string out;
+    std::string name = directive_name(d.kind);
+    primitives_.insert(name.substr(4));
+    switch (d.kind) {
+      case DirectiveKind::TvmReverseComputeAt: {
+        std::vector<std::string>& ls = stage_loops(d.loop);
+        std::string target = ls[position(ls, d.loop)];
+        for (const std::string& b : stage_blocks(d.func.text, true)) {
+          out += fmt::format("    sch.reverse_compute_at(sch.get_sblock({}), L[{}])\n", q(b), q(target));
+          std::string stage = b.substr(0, b.rfind("_s")) + "." + b.substr(b.rfind("_s") + 2);
+          out += fmt::format("    own(sch, L, {}, {}, L[{}])\n", q(b), names_list(loops_.at(stage)), q(target));
+        }
+        return out;
+      }
+      case DirectiveKind::TvmReverseComputeInline:
+        return fmt::format("    sch.reverse_compute_inline(sch.get_sblock({}))\n", q(d.func.text + "_s0"));
+      case DirectiveKind::TvmCacheRead: {
+        const Storage& st = storage_.at(d.func.text);
+        return fmt::format("    sch.cache_read(sch.get_sblock({}), read_index(sch, {}, {}), \"global\")\n",
+                           q(block_of(d.loop)), q(block_of(d.loop)), q(st.buffer));
+      }
+      case DirectiveKind::TvmCacheWrite:
+        return fmt::format("    sch.cache_write(sch.get_sblock({}), 0, \"global\")\n", q(block_of(d.loop)));
+      case DirectiveKind::TvmDecomposeReduction: {
+        if (!init_form_.count(d.loop.func.text))
+          throw NotExpressible{"decompose_reduction of " + d.loop.func.text + ", which is no TVM reduction block"};
+        std::vector<std::string>& ls = stage_loops(d.loop);
+        return fmt::format("    sch.decompose_reduction(sch.get_sblock({}), L[{}])\n", q(block_of(d.loop)),
+                           q(ls[position(ls, d.loop)]));
+      }
+      case DirectiveKind::TvmSplitUnpredicated: {
+        std::vector<std::string>& ls = stage_loops(d.loop);
+        size_t k = position(ls, d.loop);
+        int64_t factor = constant(d.exprs[0], "the split factor");
+        std::string vo = key(d.loop.func.text, d.loop.stage, d.names[0].text),
+                    vi = key(d.loop.func.text, d.loop.stage, d.names[1].text), v = ls[k];
+        ls[k] = vi;
+        ls.insert(ls.begin() + ptrdiff_t(k), vo);
+        return fmt::format("    L[{}], L[{}] = sch.split(L[{}], factors=[None, {}], disable_predication=True)\n", q(vo),
+                           q(vi), q(v), factor);
+      }
+      case DirectiveKind::TvmBlockize: {
+        std::vector<std::string>& ls = stage_loops(d.loop);
+        return fmt::format("    sch.blockize(L[{}])\n", q(ls[position(ls, d.loop)]));
+      }
+      case DirectiveKind::TvmLoopPartition: {
+        std::vector<std::string>& ls = stage_loops(d.loop);
+        std::vector<std::string> factors;
+        for (const Expr& e : d.exprs) factors.push_back(std::to_string(constant(e, "a partition factor")));
+        factors.push_back("None");
+        return fmt::format("    sch.loop_partition(L[{}], factors=[{}])\n", q(ls[position(ls, d.loop)]),
+                           fmt::join(factors, ", "));
+      }
+      case DirectiveKind::TvmPadEinsum: {
+        const FuncDef* f = prog_.pipeline.find(d.loop.func.text);
+        if (d.exprs.size() != f->vars.size())
+          throw NotExpressible{fmt::format("tvm_pad_einsum pads each of the {} pure dimensions of {}", f->vars.size(),
+                                           f->name.text)};
+        size_t iters = stage_loops(d.loop).size();
+        std::vector<std::string> pad;
+        for (size_t j = d.exprs.size(); j-- > 0;) pad.push_back(std::to_string(constant(d.exprs[j], "a padding")));
+        while (pad.size() < iters) pad.push_back("1");
+        return fmt::format("    sch.pad_einsum(sch.get_sblock({}), [{}])\n", q(block_of(d.loop)), fmt::join(pad, ", "));
+      }
+      default: break;
+    }
+    throw std::logic_error("tvm translation: not one of TVM's primitives");
+  }
+
+  std::string block_of(const LoopName& stage) const {
+    if (init_form_.count(stage.func.text) && stage.stage == 0)
+      throw NotExpressible{"the pure stage of " + stage.func.text + " is the T.init of its reduction block"};
+    return fmt::format("{}_s{}", stage.func.text, stage.stage);
   }
 
   static std::string loop_text(const LoopName& l) {
@@ -772,6 +919,11 @@ class Translator {
         primitives_.insert("reorder");
         return fmt::format("    sch.reorder(L[{}], L[{}])\n", q(ls[k]), q(ls[k + 1]));
       }
+      case DirectiveKind::Rfactor: {
+        if (!init_form_.count(f)) throw NotExpressible{"rfactor of " + f + ", which is no TVM reduction block"};
+        primitives_.insert("rfactor");
+        return fmt::format("    sch.rfactor(L[{}], 0)\n", q(ls[k]));
+      }
       case DirectiveKind::Traverse:
         switch (d.order) {
           case Traversal::Serial: return "";
@@ -806,6 +958,14 @@ from tvm.script import tirx as T
 
 class HaloNotExpressible(Exception):
     pass
+
+
+def read_index(sch, block, buffer):
+    # 0.26 names a read region's buffer `buffer`, 0.27 `source`.
+    reads = [(r.buffer if hasattr(r, "buffer") else r.source).name for r in sch.get(sch.get_sblock(block)).reads]
+    if buffer not in reads:
+        raise HaloNotExpressible(f"{block} does not read {buffer}")
+    return reads.index(buffer)
 
 
 def own(sch, L, block, names, target):

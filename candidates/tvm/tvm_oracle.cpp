@@ -266,7 +266,7 @@ void stop_tvm_workers() { pool().stop(); }
 
 bool TvmVerdict::finding() const {
   return outcome == "wrong_output" || outcome == "memory_violation" || outcome == "crash" || outcome == "hang" ||
-         outcome == "compile_error" || outcome == "run_error";
+         outcome == "compile_error" || outcome == "run_error" || outcome == "internal_error";
 }
 bool TvmVerdict::ran() const { return outcome == "pass" || outcome == "wrong_output" || outcome == "memory_violation"; }
 bool TvmVerdict::declined() const { return outcome == "not_expressible" || outcome == "out_of_model"; }
@@ -277,7 +277,7 @@ TvmVerdict run_tvm_case(const Program& prog, const Input& in, const TvmOptions& 
   v.version = version.version;
   auto finish = [&](TvmVerdict& r) -> TvmVerdict {
     std::string key = r.outcome + ":" + r.phase;
-    if (r.outcome == "compile_error" || r.outcome == "run_error" || r.outcome == "crash")
+    if (r.outcome == "compile_error" || r.outcome == "run_error" || r.outcome == "crash" || r.outcome == "internal_error")
       key += ":" + message_key(r.message);
     r.signature = "tvm-" + key;
     if (r.detail.empty()) r.detail = r.message;
@@ -348,10 +348,26 @@ TvmVerdict run_tvm_case(const Program& prog, const Input& in, const TvmOptions& 
   v.message = rep.value("message", "");
   if (rep.contains("seconds")) v.seconds = rep["seconds"];
   if (outcome == "schedule_error") {
-    bool ours = v.message.find("HaloNotExpressible") != std::string::npos || v.message.find("KeyError") != std::string::npos;
-    v.outcome = ours ? "not_expressible" : "refused";
-    v.detail = ours ? "not expressible in TVM: a loop the schedule names is one TVM made otherwise: " + first_lines(v.message)
-                    : "TVM refuses the schedule (ScheduleError): " + message_key(v.message);
+    // The worker's message starts with the exception's type: TVM's refusal (ScheduleError,
+    // or a ValueError/TypeError of its Python layer) is counted; halo's own words for a loop
+    // TVM made otherwise (HaloNotExpressible, a missing loop) make the case not expressible;
+    // TVM's internal errors inside a primitive are its bug; anything else is halo's.
+    auto starts = [&](const char* w) { return v.message.rfind(w, 0) == 0; };
+    if (starts("HaloNotExpressible") || starts("KeyError")) {
+      v.outcome = "not_expressible";
+      v.detail = "not expressible in TVM: a loop or buffer the schedule names is one TVM made otherwise: " +
+                 first_lines(v.message);
+    } else if (starts("ScheduleError") || starts("ValueError") || starts("TypeError") || starts("AssertionError")) {
+      v.outcome = "refused";
+      v.detail = "TVM refuses the schedule: " + message_key(v.message);
+    } else if (starts("InternalError") || starts("TVMError") || starts("RuntimeError") || starts("IndexError")) {
+      v.outcome = "internal_error";
+      v.detail = "a TVM schedule primitive failed with an internal error instead of a ScheduleError: " +
+                 first_lines(v.message, 4);
+    } else {
+      v.outcome = "translation_error";
+      v.detail = "halo's schedule script failed (a bug of halo's translation): " + first_lines(v.message, 4);
+    }
     return finish(v);
   }
   if (outcome == "bad_request") {
