@@ -1,5 +1,6 @@
 // Campaign cases from seeds: see case_gen.hpp.
 #include "fuzz/case_gen.hpp"
+#include "support/diagnostics.hpp"
 
 #include <fmt/format.h>
 
@@ -121,6 +122,26 @@ rc::Gen<Program> gen_case(int size) {
 // case_config instead, and the generator always runs at the nominal size.
 rc::Shrinkable<Program> generate_case(const CaseSeed& s) {
   return gen_case(s.size)(rc::Random(s.key), rc::kNominalSize);
+}
+
+void set_percent_weight(std::map<std::string, int>& percent, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  std::string name = assignment.substr(0, eq);
+  auto it = percent.find(name);
+  std::vector<std::string> names;
+  for (const auto& [n, v] : percent) names.push_back(n);
+  if (eq == std::string::npos || it == percent.end())
+    throw InputError(Diagnostic{"--weight", {}, fmt::format("'{}' is not NAME=PERCENT with NAME one of {}", assignment,
+                                                            fmt::join(names, ", "))});
+  int v = -1;
+  try {
+    size_t used = 0;
+    v = std::stoi(assignment.substr(eq + 1), &used);
+    if (used != assignment.size() - eq - 1) v = -1;
+  } catch (const std::exception&) {
+  }
+  if (v < 0 || v > 100) throw InputError(Diagnostic{"--weight", {}, fmt::format("'{}': a percent is 0..100", assignment)});
+  it->second = v;
 }
 
 }  // namespace halo::fuzz

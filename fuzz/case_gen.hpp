@@ -18,6 +18,7 @@
 #include <rapidcheck.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct CaseSeed {
   rc::Random::Key key{};
   int size = kMaxCaseSize / 2;  // 0..kMaxCaseSize
 };
+
+// A generator's `--weight NAME=PERCENT`: sets percent[NAME]; throws InputError naming the
+// weights when NAME is unknown or the percent is outside 0..100.
+void set_percent_weight(std::map<std::string, int>& percent, const std::string& assignment);
 
 // Case `index` of the campaign with seed `seed`.
 CaseSeed campaign_case(uint64_t seed, uint64_t index);

@@ -20,25 +20,7 @@
 
 namespace halo::fuzz {
 
-void HalideGenWeights::set(const std::string& assignment) {
-  auto eq = assignment.find('=');
-  std::string name = assignment.substr(0, eq);
-  auto it = percent.find(name);
-  std::vector<std::string> names;
-  for (const auto& [n, v] : percent) names.push_back(n);
-  if (eq == std::string::npos || it == percent.end())
-    throw InputError(Diagnostic{"--weight", {}, fmt::format("'{}' is not NAME=PERCENT with NAME one of {}", assignment,
-                                                            fmt::join(names, ", "))});
-  int v = -1;
-  try {
-    size_t used = 0;
-    v = std::stoi(assignment.substr(eq + 1), &used);
-    if (used != assignment.size() - eq - 1) v = -1;
-  } catch (const std::exception&) {
-  }
-  if (v < 0 || v > 100) throw InputError(Diagnostic{"--weight", {}, fmt::format("'{}': a percent is 0..100", assignment)});
-  it->second = v;
-}
+void HalideGenWeights::set(const std::string& assignment) { set_percent_weight(percent, assignment); }
 
 nlohmann::json HalideGenWeights::to_json() const { return nlohmann::json(percent); }
 

@@ -4,6 +4,8 @@
 // third, of which the first and last bytes are kept per request.
 #include "support/worker_process.hpp"
 #include "support/candidate_output.hpp"
+#include "support/diagnostics.hpp"
+#include "support/command_budget.hpp"
 #include "support/child_processes.hpp"
 
 #include <fcntl.h>
@@ -257,6 +259,23 @@ IsolatedRun Worker::call(const std::string& request, double timeout_seconds, uin
   r.output_tail = output.text();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+IsolatedRun Worker::call_within_deadline(const std::string& request, double own_seconds, uint64_t max_memory_bytes) {
+  double left = command_seconds_left();
+  if (left <= 0) poll_command_budget();  // throws ResourceLimit
+  bool command_limit_first = own_seconds <= 0 || left < own_seconds;
+  double seconds = !command_limit_first ? own_seconds : std::isinf(left) ? 0 : std::max(left, 0.001);
+  IsolatedRun run = call(request, seconds, max_memory_bytes);
+  if (run.end == IsolatedRun::End::TimedOut && candidate_waits_interrupted()) {  // a campaign's Ctrl-C
+    stop();
+    throw ResourceLimit("interrupted");
+  }
+  if (run.end == IsolatedRun::End::TimedOut && command_limit_first && seconds > 0) {
+    stop();
+    throw ResourceLimit(time_limit_message());
+  }
+  return run;
 }
 
 }  // namespace halo

@@ -64,6 +64,13 @@ class Worker {
   // An empty request runs no handler: it returns once the worker has finished `init`.
   IsolatedRun call(const std::string& request, double timeout_seconds, uint64_t max_memory_bytes);
 
+  // One request under the earlier of the candidate's own limit (`seconds`, 0: none) and the
+  // command's deadline (--timeout, or a campaign case's), so that the command's limit bounds
+  // the candidate too. When the command's deadline fires, or a campaign is interrupted, the
+  // worker is stopped and ResourceLimit thrown (exit 3); when the candidate's limit fires,
+  // the run is the candidate's hang.
+  IsolatedRun call_within_deadline(const std::string& request, double seconds, uint64_t max_memory_bytes);
+
   // Ends the worker (EOF on its request pipe, then SIGKILL if it does not exit).
   void stop();
 

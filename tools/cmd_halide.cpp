@@ -8,6 +8,7 @@
 #include "fuzz/candidate_campaign.hpp"
 #include "fuzz/expr_gen.hpp"
 #include "fuzz/halide_gen.hpp"
+#include "fuzz/tvm_gen.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 
 namespace halo::cli {
 
@@ -34,8 +36,14 @@ void check_halide_flags(CLI::App* cmd, const std::string& target, const std::str
     if (!halide::is_halide_target_name(target)) {
       for (const char* flag : flags) {
         if (cmd->count(flag) == 0) continue;
-        // Every candidate writes a reproducer (TVM's is Python).
+        // Every candidate writes a reproducer (TVM's is Python); TVM's campaigns take the
+        // campaign flags (its generator and weights, triage, a time limit, no memory check).
         if (flag == std::string("--emit-cpp") && find_candidate(target)) continue;
+        if (const Candidate* c = find_candidate(target); c && c->name() == "tvm") {
+          static const std::set<std::string> tvm_flags{"--generator", "--weight", "--triage", "--halide-timeout",
+                                                       "--no-memcheck"};
+          if (tvm_flags.count(flag)) continue;
+        }
         // The typed expression generator also feeds halo's own pipeline.
         if (flag == std::string("--generator") && target == "self" && cmd->get_option(flag)->as<std::string>() != "halide")
           continue;
@@ -255,9 +263,11 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
   fuzz->add_option("--generator", f.generator,
                    "the cases drawn: halide (stencil chains over x, y with the schedules where Halide's "
                    "miscompilations live; docs/fuzzing.md; --target halide only), expr (one random typed expression "
-                   "over typed input lanes, scalar or vectorized; docs/types.md) or semantics (the default of "
-                   "--target self)")
-      ->check(CLI::IsMember({"halide", "expr", "semantics"}))
+                   "over typed input lanes, scalar or vectorized; docs/types.md), semantics (the default of "
+                   "--target self) or tvm (Halide-style programs with TVM's schedule primitives, docs/tvm.md; the "
+                   "default of --target tvm)")
+      ->check(CLI::IsMember({"halide", "expr", "semantics", "tvm"}))
+      ->each([&f](const std::string&) { f.generator_given = true; })
       ->capture_default_str();
   fuzz->add_option("--weight", f.weights,
                    "with --target halide: NAME=PERCENT, how often the halide generator draws a pattern (repeatable; "
@@ -299,12 +309,19 @@ void use_candidate_target(const std::string& target, const HalideFuzzFlags& f, c
   c.windows = candidate->windows_per_program();
   c.record_extra[candidate->name() + "_target"] = f.halide_target;
   c.record_extra[candidate->name() + "_version"] = version;
-  if (f.generator == "halide") {
+  std::string generator = f.generator;
+  if (candidate->name() == "tvm" && generator == "halide" && !f.generator_given) generator = "tvm";
+  if (generator == "tvm") {
+    fuzz::TvmGenWeights weights;
+    for (const std::string& w : f.weights) weights.set(w);
+    c.generator = [weights](const fuzz::CaseSeed& s) { return fuzz::generate_tvm_case(s, weights); };
+    c.record_extra["generator"] = {{"name", "tvm"}, {"weights", weights.to_json()}};
+  } else if (generator == "halide") {
     fuzz::HalideGenWeights weights;
     for (const std::string& w : f.weights) weights.set(w);
     c.generator = [weights](const fuzz::CaseSeed& s) { return fuzz::generate_halide_case(s, weights); };
     c.record_extra["generator"] = {{"name", "halide"}, {"weights", weights.to_json()}};
-  } else if (f.generator == "expr") {
+  } else if (generator == "expr") {
     int floats = expr_float_percent(f.weights);
     c.generator = [floats](const fuzz::CaseSeed& s) { return fuzz::generate_expr_case(s, floats); };
     c.record_extra["generator"] = {{"name", "expr"}, {"weights", {{"float", floats}}}};

@@ -46,6 +46,7 @@ struct HalideFuzzFlags {
   // The case generator (fuzz/halide_gen.hpp): "halide" (programs as Halide users write
   // them, schedules where Halide's bugs live) or "semantics" (the generator of --target self).
   std::string generator = "halide";
+  bool generator_given = false;  // --generator written (else --target tvm draws with its own)
   std::vector<std::string> weights;  // --weight NAME=PERCENT
 };
 // `target` is the fuzz command's --target (the Halide flags require it to be halide).

@@ -722,28 +722,6 @@ std::string worker_end_text(const IsolatedRun& run) {
 
 constexpr int kWorkerStarts = 2;  // a worker killed during its warm-up is restarted once
 
-// One request under the earlier of --halide-timeout (0: none) and the command's own
-// deadline (--timeout, or a campaign case's), so that the command's limit bounds the Halide
-// step too. When the command's deadline is the one that fired, the command stops with
-// exit 3 and the --timeout message; when --halide-timeout fired, the run is a Halide hang.
-IsolatedRun call_within_deadline(Worker& w, const std::string& request, double halide_seconds,
-                                 uint64_t max_memory_bytes) {
-  double left = command_seconds_left();
-  if (left <= 0) poll_command_budget();  // throws ResourceLimit
-  bool command_limit_first = halide_seconds <= 0 || left < halide_seconds;
-  double seconds = !command_limit_first ? halide_seconds : std::isinf(left) ? 0 : std::max(left, 0.001);
-  IsolatedRun run = w.call(request, seconds, max_memory_bytes);
-  if (run.end == IsolatedRun::End::TimedOut && candidate_waits_interrupted()) {  // a campaign's Ctrl-C
-    w.stop();
-    throw ResourceLimit("interrupted");
-  }
-  if (run.end == IsolatedRun::End::TimedOut && command_limit_first && seconds > 0) {
-    w.stop();
-    throw ResourceLimit(time_limit_message());
-  }
-  return run;
-}
-
 Worker& worker_for(const HalideOptions& opt, const HalideVersion& v) {
   WorkerSlot& s = g_workers[v.major];
   if (s.worker && (!s.worker->alive() || s.target != opt.target || s.worker->requests() >= kWorkerRequests))
@@ -757,7 +735,7 @@ Worker& worker_for(const HalideOptions& opt, const HalideVersion& v) {
     }
     s.target = opt.target;
     // Wait for the warm-up, so that it is not charged to the first case's time limit.
-    IsolatedRun warm = call_within_deadline(*s.worker, "", 300, 0);
+    IsolatedRun warm = s.worker->call_within_deadline("", 300, 0);
     if (warm.end != IsolatedRun::End::Exited || !s.worker->alive()) {
       why = worker_end_text(warm);
       s.worker.reset();
@@ -775,7 +753,7 @@ IsolatedRun run_fresh(const HalideVersion& v, const std::string& request, const 
   } catch (const std::runtime_error& e) {
     worker_unavailable(v, opt, e.what());
   }
-  IsolatedRun run = call_within_deadline(*w, request, opt.timeout_seconds, opt.max_memory_bytes);
+  IsolatedRun run = w->call_within_deadline(request, opt.timeout_seconds, opt.max_memory_bytes);
   w->stop();
   return run;
 }
@@ -915,7 +893,7 @@ HalideVerdict run_halide_case(const Program& prog, const Input& in, const Halide
   IsolatedRun run;
   bool fresh = !opt.reuse_process;
   if (opt.reuse_process) {
-    run = call_within_deadline(worker_for(opt, version), request, opt.timeout_seconds, opt.max_memory_bytes);
+    run = worker_for(opt, version).call_within_deadline(request, opt.timeout_seconds, opt.max_memory_bytes);
     ChildReport rep = parse_report(run.report);
     classify(v, run, rep, ref, prog, in, opt, model);
     // A crash, hang or memory finding of the worker could come from an earlier case that

@@ -59,7 +59,15 @@ class TvmCandidate final : public Candidate {
                         ? "tvm-" + v.outcome
                         : v.signature;
     for (const std::string& p : v.primitives) c.coverage.push_back("tvm:" + p);
-    if (v.outcome == "refused") c.coverage.push_back("tvm:refused");
+    // Why a case did not reach TVM, or why TVM refused it, by the reason's first words: the
+    // holes a campaign reports.
+    if (v.outcome == "not_expressible" || v.outcome == "refused" || v.outcome == "out_of_model") {
+      std::string reason = v.outcome == "refused" ? v.detail.substr(v.detail.find(':') + 1) : v.message;
+      reason = reason.substr(0, reason.find_first_of(":(\n"));
+      while (!reason.empty() && reason.front() == ' ') reason.erase(reason.begin());
+      if (reason.size() > 60) reason.resize(60);
+      c.coverage.push_back("tvm:" + v.outcome + ":" + reason);
+    }
     c.mismatches = v.mismatches;
     for (const auto& m : v.first_mismatches) {
       std::vector<Value> point;

@@ -84,6 +84,36 @@ struct Storage {
   Type type;
 };
 
+bool expr_reads(const Expr& e, const std::string& g) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Call) {
+    const auto& c = as<CallNode>(e);
+    if (c.func == g) return true;
+    return std::any_of(c.args.begin(), c.args.end(), [&](const Expr& a) { return expr_reads(a, g); });
+  }
+  if (e->kind == ExprKind::Op) {
+    const auto& args = as<OpNode>(e).args;
+    return std::any_of(args.begin(), args.end(), [&](const Expr& a) { return expr_reads(a, g); });
+  }
+  return false;
+}
+
+bool tvm_reduction_update_impl(const FuncDef& f, const UpdateStage& u) {
+  if (u.rdom.empty() || u.predicate || (!f.type.is_integer() && !f.type.is_z())) return false;
+  for (size_t j = 0; j < u.lhs.size(); ++j)
+    if (!is_pure_dimension(f, u.lhs, j)) return false;
+  const Expr& v = u.value;
+  if (v->kind != ExprKind::Op) return false;
+  const auto& o = as<OpNode>(v);
+  if (o.op != Op::Add && o.op != Op::Mul && o.op != Op::Min && o.op != Op::Max) return false;
+  const Expr& acc = o.args[0];
+  if (acc->kind != ExprKind::Call || as<CallNode>(acc).func != f.name.text) return false;
+  for (size_t j = 0; j < u.lhs.size(); ++j)
+    if (!same_expr(as<CallNode>(acc).args[j], u.lhs[j])) return false;
+  return !expr_reads(o.args[1], f.name.text);
+}
+
+
 class Translator {
  public:
   Translator(const Program& p, const Input& in) : prog_(p), in_(in), typed_(p.pipeline.typed) {
@@ -185,37 +215,7 @@ class Translator {
     }
     return ok;
   }
-  static bool reads(const Expr& e, const std::string& g) {
-    if (!e) return false;
-    if (e->kind == ExprKind::Call) {
-      const auto& c = as<CallNode>(e);
-      if (c.func == g) return true;
-      return std::any_of(c.args.begin(), c.args.end(), [&](const Expr& a) { return reads(a, g); });
-    }
-    if (e->kind == ExprKind::Op) {
-      const auto& args = as<OpNode>(e).args;
-      return std::any_of(args.begin(), args.end(), [&](const Expr& a) { return reads(a, g); });
-    }
-    return false;
-  }
-
-  // An integer reduction f(x̄) = f(x̄) op e over its rdom, op one of + * min max, e not
-  // reading f: reordering its rdom loops does not change it, which TVM's reduce iterators
-  // promise.
-  static bool is_reduction(const FuncDef& f, const UpdateStage& u) {
-    if (u.rdom.empty() || u.predicate || (!f.type.is_integer() && !f.type.is_z())) return false;
-    for (size_t j = 0; j < u.lhs.size(); ++j)
-      if (!is_pure_dimension(f, u.lhs, j)) return false;
-    const Expr& v = u.value;
-    if (v->kind != ExprKind::Op) return false;
-    const auto& o = as<OpNode>(v);
-    if (o.op != Op::Add && o.op != Op::Mul && o.op != Op::Min && o.op != Op::Max) return false;
-    const Expr& acc = o.args[0];
-    if (acc->kind != ExprKind::Call || as<CallNode>(acc).func != f.name.text) return false;
-    for (size_t j = 0; j < u.lhs.size(); ++j)
-      if (!same_expr(as<CallNode>(acc).args[j], u.lhs[j])) return false;
-    return !reads(o.args[1], f.name.text);
-  }
+  static bool is_reduction(const FuncDef& f, const UpdateStage& u) { return tvm_reduction_update(f, u); }
 
   bool stage_scheduled(const std::string& f, int64_t stage) const {
     if (!prog_.schedule) return false;
@@ -502,6 +502,32 @@ class Translator {
           v = fmt::format("T.floordiv({}, T.int64(2))", v);
         return cast(t, {v, *w});
       }
+      case Op::RoundingShiftRight: case Op::RoundingShiftLeft: {
+        // rounding_shift_right(a, b) = floor((a + 2^(b-1)) / 2^b) for b > 0, a for 0, a << -b
+        // for b < 0; rounding_shift_left(a, b) the same with -b (semantics/type_ops.cpp), in
+        // Int(64) where every step is exact for operands of at most 32 bits. An amount of the
+        // width or more is undefined in halo; the clamp only keeps LLVM's shifts defined there.
+        std::optional<Type> w = exact_wide(t);
+        if (!w || t.bits() > 32) refuse(n, "a 64-bit operand has no wider TVM type to compute it in");
+        std::string x = cast(*w, a[0]).text, b = cast(*w, a[1]).text;
+        if (n.op == Op::RoundingShiftLeft) b = fmt::format("(T.int64(0) - {})", b);
+        std::string k = fmt::format("T.min(T.max({}, T.int64(-62)), T.int64(62))", b);
+        std::string right = fmt::format("T.shift_right({} + T.shift_left(T.int64(1), {} - T.int64(1)), {})", x, k, k);
+        std::string left = fmt::format("T.shift_left({}, T.int64(0) - {})", x, k);
+        std::string v = select(fmt::format("{} > T.int64(0)", k), right, select(fmt::format("{} == T.int64(0)", k), x, left));
+        return cast(t, {v, *w});
+      }
+      case Op::MulShiftRight: case Op::RoundingMulShiftRight: {
+        // saturate(floor(a * b / 2^q)), rounding adds 2^(q-1) first: exact in Int(64) for 16-bit operands.
+        if (t.bits() > 16) refuse(n, "a product of 32-bit operands has no exact TVM type");
+        std::string p = fmt::format("({} * {})", cast(Type::int_(64), a[0]).text, cast(Type::int_(64), a[1]).text);
+        std::string q = fmt::format("T.min(T.max({}, T.int64(0)), T.int64(62))", cast(Type::int_(64), a[2]).text);
+        if (n.op == Op::RoundingMulShiftRight)
+          p = select(fmt::format("{} > T.int64(0)", q), fmt::format("({} + T.shift_left(T.int64(1), {} - T.int64(1)))", p, q), p);
+        std::string v = fmt::format("T.min(T.max(T.shift_right({}, {}), {}), {})", p, q, const_text(Type::int_(64), t.min()),
+                                    const_text(Type::int_(64), t.max()));
+        return cast(t, {v, Type::int_(64)});
+      }
       case Op::CountLeadingZeros: {
         std::string w = const_text(t, Value(int64_t{a[0].type.bits()}));
         return {select(fmt::format("{} == {}", a[0].text, zero(a[0].type)), w, cast(t, {fmt::format("T.clz({})", a[0].text), t}).text),
@@ -730,7 +756,8 @@ class Translator {
         std::string target = ls[position(ls, at)];
         primitives_.insert("compute_at");
         for (size_t i : stages) {
-          out += fmt::format("    sch.compute_at(sch.get_sblock({}), L[{}])\n", q(fmt::format("{}_s{}", fn, i)), q(target));
+          out += fmt::format("    sch.compute_at(sch.get_sblock({}), L[{}], preserve_unit_loops=True)\n",
+                             q(fmt::format("{}_s{}", fn, i)), q(target));
           out += fmt::format("    own(sch, L, {}, {}, L[{}])\n", q(fmt::format("{}_s{}", fn, i)),
                              names_list(loops_.at(fmt::format("{}.{}", fn, i))), q(target));
         }
@@ -804,7 +831,7 @@ class Translator {
         std::vector<std::string>& ls = stage_loops(d.loop);
         std::string target = ls[position(ls, d.loop)];
         for (const std::string& b : stage_blocks(d.func.text, true)) {
-          out += fmt::format("    sch.reverse_compute_at(sch.get_sblock({}), L[{}])\n", q(b), q(target));
+          out += fmt::format("    sch.reverse_compute_at(sch.get_sblock({}), L[{}], preserve_unit_loops=True)\n", q(b), q(target));
           std::string stage = b.substr(0, b.rfind("_s")) + "." + b.substr(b.rfind("_s") + 2);
           out += fmt::format("    own(sch, L, {}, {}, L[{}])\n", q(b), names_list(loops_.at(stage)), q(target));
         }
@@ -941,6 +968,8 @@ class Translator {
 };
 
 }  // namespace
+
+bool tvm_reduction_update(const FuncDef& f, const UpdateStage& u) { return tvm_reduction_update_impl(f, u); }
 
 std::vector<int64_t> TvmBuffer::shape() const {
   std::vector<int64_t> s;

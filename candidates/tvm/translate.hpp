@@ -68,6 +68,12 @@ struct TvmTranslationError {
 // Translates a valid program under input z.
 std::variant<TvmCase, TvmTranslationError> translate_to_tvm(const Program& prog, const Input& in);
 
+// An integer reduction f(x̄) = f(x̄) op e over its rdom (op one of + * min max, e not reading
+// f): TVM's reduce iterators promise that reordering its rdom loops changes nothing, and a
+// func whose only update it is becomes one block with T.init (rfactor and
+// decompose_reduction need one).
+bool tvm_reduction_update(const FuncDef& f, const UpdateStage& u);
+
 // TVM's dtype of a halo type ("int32", "uint8", "bool", "float32"); Int(32) for ℤ.
 std::string tvm_dtype(Type t);
 

@@ -106,7 +106,7 @@ class WorkerPool {
                                    "the TVM worker",
                                    std::vector<std::string>{"PYTHONPATH=" + v.dir, "PYTHONDONTWRITEBYTECODE=1",
                                                             "PYTHONNOUSERSITE=1"});
-      IsolatedRun ready = w->call("", 120, 0);  // TVM's import
+      IsolatedRun ready = w->call_within_deadline("", 120, 0);  // TVM's import
       if (ready.end != IsolatedRun::End::Exited) {
         w.reset();
         throw CandidateUnavailable(Diagnostic{
@@ -114,7 +114,7 @@ class WorkerPool {
       }
     }
     // The worker kills a case's child at `timeout`; the call waits a little longer for its word.
-    IsolatedRun r = w->call(request, timeout + 15, memory);
+    IsolatedRun r = w->call_within_deadline(request, timeout + 15, memory);
     if (r.end != IsolatedRun::End::Exited) w.reset();
     return r;
   }
