@@ -462,6 +462,19 @@ class Translator {
         std::string l = n.op == Op::Shl ? "T.shift_left" : "T.shift_right";
         std::string r = l == "T.shift_left" ? "T.shift_right" : "T.shift_left";
         TirExpr b = a[1].type == t ? a[1] : cast(t, a[1]);
+        // A constant amount: the one shift it means (TVM checks a constant amount's range
+        // when it parses, even in a branch never taken); one of the width or more is
+        // undefined in halo, and any value stands for it.
+        if (n.args[1]->kind == ExprKind::Const && as<ConstNode>(n.args[1]).value.is_small()) {
+          int64_t k = as<ConstNode>(n.args[1]).value.small();
+          bool left = n.op == Op::Shl;
+          if (k < 0) {
+            left = !left;
+            k = -k;
+          }
+          if (k >= t.bits()) return a[0];
+          return {fmt::format("{}({}, {})", left ? "T.shift_left" : "T.shift_right", a[0].text, const_text(t, Value(k))), t};
+        }
         if (!a[1].type.is_int()) return {fmt::format("{}({}, {})", l, a[0].text, b.text), t};
         return {select(fmt::format("{} >= {}", a[1].text, zero(a[1].type)), fmt::format("{}({}, {})", l, a[0].text, b.text),
                        fmt::format("{}({}, {} - {})", r, a[0].text, zero(t), b.text)),
@@ -529,9 +542,19 @@ class Translator {
         return cast(t, {v, Type::int_(64)});
       }
       case Op::CountLeadingZeros: {
-        std::string w = const_text(t, Value(int64_t{a[0].type.bits()}));
-        return {select(fmt::format("{} == {}", a[0].text, zero(a[0].type)), w, cast(t, {fmt::format("T.clz({})", a[0].text), t}).text),
-                t};
+        // TVM counts on 32 and 64 bits only: a narrower value is counted zero-extended to 32
+        // bits, less the bits it gained; of 0, halo's (Halide's) answer is the width.
+        Type s = a[0].type;
+        std::string v = a[0].text;
+        int gained = 0;
+        if (s.bits() < 32) {
+          if (s.is_int()) v = fmt::format("T.reinterpret(\"uint{}\", {})", s.bits(), v);
+          v = fmt::format("T.Cast(\"uint32\", {})", v);
+          gained = 32 - s.bits();
+        }
+        std::string count = fmt::format("(T.clz({}) - {})", v, gained);
+        std::string w = const_text(t, Value(int64_t{s.bits()}));
+        return {select(fmt::format("{} == {}", a[0].text, zero(s)), w, cast(t, {count, kInt32}).text), t};
       }
       case Op::Popcount: return cast(t, {fmt::format("T.popcount({})", a[0].text), a[0].type});
       case Op::Floor: return {fmt::format("T.floor({})", a[0].text), t};

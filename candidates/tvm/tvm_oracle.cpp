@@ -266,7 +266,8 @@ void stop_tvm_workers() { pool().stop(); }
 
 bool TvmVerdict::finding() const {
   return outcome == "wrong_output" || outcome == "memory_violation" || outcome == "crash" || outcome == "hang" ||
-         outcome == "compile_error" || outcome == "run_error" || outcome == "internal_error";
+         outcome == "compile_error" || outcome == "run_error" || outcome == "internal_error" ||
+         outcome == "translation_error";  // halo's own bug: shown and shrunk like a finding, fixed in halo
 }
 bool TvmVerdict::ran() const { return outcome == "pass" || outcome == "wrong_output" || outcome == "memory_violation"; }
 bool TvmVerdict::declined() const { return outcome == "not_expressible" || outcome == "out_of_model"; }
@@ -277,7 +278,8 @@ TvmVerdict run_tvm_case(const Program& prog, const Input& in, const TvmOptions& 
   v.version = version.version;
   auto finish = [&](TvmVerdict& r) -> TvmVerdict {
     std::string key = r.outcome + ":" + r.phase;
-    if (r.outcome == "compile_error" || r.outcome == "run_error" || r.outcome == "crash" || r.outcome == "internal_error")
+    if (r.outcome == "compile_error" || r.outcome == "run_error" || r.outcome == "crash" || r.outcome == "internal_error" ||
+        r.outcome == "translation_error")
       key += ":" + message_key(r.message);
     r.signature = "tvm-" + key;
     if (r.detail.empty()) r.detail = r.message;
