@@ -56,11 +56,13 @@ std::vector<std::string> versions_not_run(const std::vector<CandidateVerdict>& v
 }
 
 std::string version_matrix_text(const std::string& display_name, const std::vector<CandidateVerdict>& verdicts) {
-  std::string s = fmt::format("{:<8}  {:<17}  {:<14}  {}\n", display_name, "outcome", "phase", "what happened");
+  size_t width = std::max<size_t>(8, display_name.size());  // the widest version ("0.27.0.post1")
+  for (const CandidateVerdict& v : verdicts) width = std::max(width, v.version.size());
+  std::string s = fmt::format("{:<{}}  {:<17}  {:<14}  {}\n", display_name, width, "outcome", "phase", "what happened");
   for (const CandidateVerdict& v : verdicts) {
     std::string what = v.detail;
     if (what.size() > 160) what = what.substr(0, 157) + "...";
-    s += fmt::format("{:<8}  {:<17}  {:<14}  {}\n", v.version, v.outcome, v.phase.empty() ? "-" : v.phase, what);
+    s += fmt::format("{:<{}}  {:<17}  {:<14}  {}\n", v.version, width, v.outcome, v.phase.empty() ? "-" : v.phase, what);
   }
   for (const CandidateVerdict& v : verdicts)
     if (v.finding) s += fmt::format("signature in {}: {}\n", v.version, v.signature);

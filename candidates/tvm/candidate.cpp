@@ -62,10 +62,25 @@ class TvmCandidate final : public Candidate {
     // Why a case did not reach TVM, or why TVM refused it, by the reason's first words: the
     // holes a campaign reports.
     if (v.outcome == "not_expressible" || v.outcome == "refused" || v.outcome == "out_of_model") {
-      std::string reason = v.outcome == "refused" ? v.detail.substr(v.detail.find(':') + 1) : v.message;
-      reason = reason.substr(0, reason.find_first_of(":(\n"));
-      while (!reason.empty() && reason.front() == ' ') reason.erase(reason.begin());
-      if (reason.size() > 60) reason.resize(60);
+      // The reason without the names of the case (f1, <f2, 0, 1, x>), so that counts group.
+      std::string reason = v.outcome == "refused" ? v.message : v.message.empty() ? v.phase : v.message;
+      reason = reason.substr(0, reason.find_first_of("\n"));
+      if (reason.rfind("ScheduleError", 0) == 0) {  // which primitive TVM refused
+        size_t at = v.message.find("schedule primitive '");
+        reason = at == std::string::npos ? "ScheduleError" : "ScheduleError in " + v.message.substr(at + 20, v.message.find('\'', at + 20) - at - 20);
+      }
+      std::string words;
+      for (size_t at = 0; at < reason.size();) {
+        size_t end = reason.find(' ', at);
+        std::string w = reason.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        bool name = w.size() >= 2 && (w[0] == 'f' || w[0] == '<') && std::isdigit(static_cast<unsigned char>(w[w[0] == '<' ? 2 : 1]));
+        if (!w.empty()) words += (words.empty() ? "" : " ") + (name ? std::string("F") : w);
+        if (end == std::string::npos) break;
+        at = end + 1;
+      }
+      reason = words.substr(0, words.find_first_of(":("));
+      while (!reason.empty() && reason.back() == ' ') reason.pop_back();
+      if (reason.size() > 70) reason.resize(70);
       c.coverage.push_back("tvm:" + v.outcome + ":" + reason);
     }
     c.mismatches = v.mismatches;

@@ -5,6 +5,7 @@
 #include "lower/brute_force_filling.hpp"
 #include "lower/lower.hpp"
 #include "semantics/float_ops.hpp"
+#include "support/diagnostics.hpp"
 
 #include <fmt/format.h>
 
@@ -123,6 +124,9 @@ class Translator {
   }
 
   TvmCase run() {
+    if (prog_.schedule_mode == ScheduleMode::Autoscheduler)
+      throw NotExpressible{fmt::format("the schedule is Halide's autoscheduler {}; TVM's own (MetaSchedule) is not run",
+                                       prog_.autoscheduler)};
     find_regions();
     plan_blocks();
     TvmCase c;
@@ -172,6 +176,13 @@ class Translator {
     opt.max_extent = 1 << 16;
     opt.max_steps = 20'000'000;
     std::optional<BruteForceFilling> bf = brute_force_filling(t, in_, opt);
+    // A filling that did not cover what the program reads (its run still hit an unwritten
+    // point: an index read from a func or an input the fixpoint never reached) sizes no
+    // buffer: a buffer too small would be a false finding.
+    if (bf && (bf->error_in_control ||
+               std::any_of(bf->output.values.begin(), bf->output.values.end(),
+                           [](const Value& v) { return v.kind() == Value::Kind::ErrMem; })))
+      bf.reset();
     if (!bf)
       throw OutOfModel{"halo could not find the region of every func (the demand of the output window did not "
                        "reach a fixpoint within its limits), so it cannot size TVM's buffers"};
@@ -845,7 +856,19 @@ class Translator {
     return bs;
   }
 
+  // A TVM primitive that names a loop or stage the schedule does not have is the writer's
+  // mistake, said at the directive (exit 2), not a case TVM cannot express.
   std::string own_primitive(const Directive& d) {
+    try {
+      return own_primitive_text(d);
+    } catch (const NotExpressible& e) {
+      if (e.message.rfind("no TVM loop for ", 0) == 0 || e.message.rfind("the loops of ", 0) == 0)
+        throw InputError(Diagnostic{prog_.file, d.loc, fmt::format("'{}': {}", directive_name(d.kind), e.message)});
+      throw;
+    }
+  }
+
+  std::string own_primitive_text(const Directive& d) {
     std::string out;
     std::string name = directive_name(d.kind);
     primitives_.insert(name.substr(4));

@@ -8,7 +8,10 @@
 // What is not a finding: a schedule TVM refuses (ScheduleError: `refused`, counted), a case
 // halo cannot write in TVM (`not_expressible`, `out_of_model`), and a reference that is
 // already an error (`reference_error`). What is: a wrong output, an access outside a
-// buffer, a crash or hang of TVM, and TVM failing to build or run a schedule it accepted.
+// buffer, a crash or hang of TVM, TVM failing to build or run a schedule it accepted, an
+// internal error of a schedule primitive instead of its ScheduleError, and a script of
+// halo's that TVM cannot parse (`translation_error`: halo's own bug, shrunk like a
+// finding so that it is fixed in halo).
 #pragma once
 
 #include "interp/input.hpp"
@@ -43,8 +46,9 @@ struct TvmOptions {
 
 struct TvmVerdict {
   std::string version;  // the full version that ran
-  // pass, wrong_output, memory_violation, crash, hang, compile_error, run_error (findings);
-  // refused, not_expressible, out_of_model, reference_error, translation_error (not).
+  // pass; wrong_output, memory_violation, crash, hang, compile_error, run_error,
+  // internal_error, translation_error (findings); refused, not_expressible, out_of_model,
+  // reference_error (not).
   std::string outcome;
   std::string phase;     // translate, schedule, compile, run, reference
   std::string message;   // TVM's or the translation's words, first lines
