@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace halo {
 
@@ -95,6 +96,18 @@ std::string version_history_text(const std::vector<std::pair<std::string, std::s
     parts.push_back(fmt::format("{} in {}", outcome, list));
   }
   return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+RelaxedFloatTolerance relaxed_float_tolerance(Type t) {
+  return t.bits() == 32 ? RelaxedFloatTolerance{1e-6, 1e-4} : RelaxedFloatTolerance{1e-12, 1e-9};
+}
+
+bool relaxed_agree(Type t, const Value& want, const Value& got) {
+  if (!want.is_float() || !got.is_float()) return false;
+  double w = want.as_double(), g = got.as_double();
+  if (!std::isfinite(w)) return true;
+  RelaxedFloatTolerance tol = relaxed_float_tolerance(t);
+  return std::abs(g - w) <= tol.absolute + tol.relative * std::abs(w);
 }
 
 }  // namespace halo

@@ -110,6 +110,16 @@ class Candidate {
   virtual void preflight(const Program& prog, const Input& in) const {}
 };
 
+// The relaxed float mode (CandidateOptions::relaxed_floats; docs/floats.md): a float output
+// agrees within |got - want| <= absolute + relative * |want| in its precision (Float(32):
+// 1e-6 and 1e-4; Float(64): 1e-12 and 1e-9), and anything agrees at a point whose reference
+// is NaN or infinite (fast-math assumes there are none).
+struct RelaxedFloatTolerance {
+  double absolute, relative;
+};
+RelaxedFloatTolerance relaxed_float_tolerance(Type t);
+bool relaxed_agree(Type t, const Value& want, const Value& got);
+
 // A verdict is earned: "violated" on a finding, "holds" when the candidate ran the case and
 // agreed, "not_run" when it never ran it (outside its model, not expressible in it, halo's
 // reference already an error) and found nothing, which is no verdict on the candidate.

@@ -41,7 +41,7 @@ void check_halide_flags(CLI::App* cmd, const std::string& target, const std::str
         if (flag == std::string("--emit-cpp") && find_candidate(target)) continue;
         if (const Candidate* c = find_candidate(target); c && c->name() == "tvm") {
           static const std::set<std::string> tvm_flags{"--generator", "--weight", "--triage", "--halide-timeout",
-                                                       "--no-memcheck"};
+                                                       "--no-memcheck", "--float-mode"};
           if (tvm_flags.count(flag)) continue;
         }
         // The typed expression generator also feeds halo's own pipeline.

@@ -380,24 +380,10 @@ std::optional<bool> halo_asserts(const Program& prog, const Input& in, const Lim
   }
 }
 
-RelaxedFloatTolerance relaxed_float_tolerance(Type t) {
-  return t.bits() == 32 ? RelaxedFloatTolerance{1e-6, 1e-4} : RelaxedFloatTolerance{1e-12, 1e-9};
-}
-
 // The output func's type: a typed program's, or ℤ (Halide's Int(32) under the Int(32) model).
 Type output_type(const Program& prog) {
   const FuncDef* out = prog.pipeline.find(prog.pipeline.name.text);
   return out ? out->type : Type::z();
-}
-
-// Whether a float output agrees in the relaxed mode: within the tolerance, and anything at
-// a point whose reference is NaN or infinite (fast-math assumes there are none).
-bool relaxed_agree(Type t, const Value& want, const Value& got) {
-  if (!want.is_float() || !got.is_float()) return false;
-  double w = want.as_double(), g = got.as_double();
-  if (!std::isfinite(w)) return true;
-  RelaxedFloatTolerance tol = relaxed_float_tolerance(t);
-  return std::abs(g - w) <= tol.absolute + tol.relative * std::abs(w);
 }
 
 void compare(const JitResult& r, const OutputBuffer& ref, Type type, bool memcheck_run, bool relaxed, HalideVerdict& v) {

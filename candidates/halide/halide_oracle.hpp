@@ -70,13 +70,6 @@ struct HalideOptions {
   bool relaxed_floats = false;
 };
 
-// The relaxed float mode's tolerance: |got - want| <= kRelaxedAbsolute + kRelaxedRelative *
-// |want| in the output's precision (Float(32): 1e-6 and 1e-4; Float(64): 1e-12 and 1e-9).
-struct RelaxedFloatTolerance {
-  double absolute, relative;
-};
-RelaxedFloatTolerance relaxed_float_tolerance(Type t);
-
 struct PointMismatch {
   std::vector<Value> point;
   Value expected;

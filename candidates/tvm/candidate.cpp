@@ -18,6 +18,7 @@ TvmOptions tvm_options(const CandidateOptions& opt) {
   t.timeout_seconds = opt.timeout_seconds;
   t.max_memory_bytes = opt.max_memory_bytes;
   t.reference_limits = opt.reference_limits;
+  t.relaxed_floats = opt.relaxed_floats;
   return t;
 }
 

@@ -4,6 +4,7 @@
 #include "bounds/simplify.hpp"
 #include "lower/brute_force_filling.hpp"
 #include "lower/lower.hpp"
+#include "oracle/int32_model.hpp"
 #include "semantics/float_ops.hpp"
 #include "support/diagnostics.hpp"
 
@@ -183,9 +184,10 @@ class Translator {
                std::any_of(bf->output.values.begin(), bf->output.values.end(),
                            [](const Value& v) { return v.kind() == Value::Kind::ErrMem; })))
       bf.reset();
-    if (!bf)
-      throw OutOfModel{"halo could not find the region of every func (the demand of the output window did not "
-                       "reach a fixpoint within its limits), so it cannot size TVM's buffers"};
+    if (!bf) {
+      regions_from_intervals();
+      return;
+    }
     auto get = [&](const HoleLabel& l) -> int64_t {
       auto it = bf->filling.find(l);
       if (it == bf->filling.end()) return 0;
@@ -210,6 +212,42 @@ class Translator {
           throw OutOfModel{fmt::format("the region of {} does not fit in Int(32) indices", f.name.text)};
       regions_[f.name.text] = std::move(r);
     }
+  }
+
+  // When the demand cannot be found by running the program (an index read from a func or
+  // an input that the brute-force fixpoint does not follow), the regions are interval
+  // analysis's, as Halide's bounds inference finds them (oracle/int32_model.hpp): every
+  // stage of a func computed on its whole box. Unbounded, no buffer can be sized.
+  void regions_from_intervals() {
+    Int32ModelResult m = check_int32_model(prog_, in_);
+    notes_.push_back("the regions of the funcs are interval analysis's (the demand could not be found by running the "
+                     "program)");
+    for (const FuncDef& f : prog_.pipeline.funcs) {
+      Region r;
+      auto it = m.boxes.find(f.name.text);
+      for (size_t j = 0; j < f.vars.size(); ++j) {
+        if (it == m.boxes.end()) {
+          r.alloc.emplace_back(0, 0);
+          continue;
+        }
+        auto [lo, hi] = it->second[j];
+        if (lo <= INT32_MIN || hi >= INT32_MAX || hi - lo + 1 > (1 << 24))
+          throw OutOfModel{fmt::format("halo could not bound the region of {} (neither by running the program nor "
+                                       "by interval analysis), so it cannot size TVM's buffer for it",
+                                       f.name.text)};
+        r.alloc.emplace_back(lo, hi - lo + 1);
+      }
+      r.stages.assign(f.stage_count(), r.alloc);
+      regions_[f.name.text] = std::move(r);
+    }
+    // The output's region is R(z) at least.
+    Region& out = regions_.at(prog_.pipeline.name.text);
+    for (size_t j = 0; j < in_.window.size() && j < out.alloc.size(); ++j) {
+      int64_t wlo = in_.window[j].min.small(), whi = wlo + in_.window[j].len.small();
+      int64_t lo = std::min(out.alloc[j].first, wlo), hi = std::max(out.alloc[j].first + out.alloc[j].second, whi);
+      out.alloc[j] = {lo, hi - lo};
+    }
+    out.stages.assign(out.stages.size(), out.alloc);
   }
 
   // ---------------------------------------------------------------- blocks
@@ -494,12 +532,18 @@ class Translator {
       case Op::Abs:
         if (t.is_float() || a[0].type.is_float()) return {fmt::format("T.abs({})", a[0].text), t};
         if (a[0].type.is_uint()) return cast(t, a[0]);
+        // Each operand written once (a nest of them would grow exponentially otherwise): in
+        // Int(64), where |x| of at most 32 bits is exact.
+        if (a[0].type.bits() <= 32) return cast(t, {fmt::format("T.abs({})", cast(Type::int_(64), a[0]).text), Type::int_(64)});
         // |x| in the unsigned type of the same width: the negation wraps exactly there.
         return {select(fmt::format("{} < {}", a[0].text, zero(a[0].type)),
                        fmt::format("({} - {})", zero(t), cast(t, a[0]).text), cast(t, a[0]).text),
                 t};
       case Op::Absd: {
         if (a[0].type.is_float()) return {fmt::format("T.abs({} - {})", a[0].text, a[1].text), t};
+        if (a[0].type.bits() <= 32)  // |a - b| exact in Int(64), each operand written once
+          return cast(t, {fmt::format("T.abs({} - {})", cast(Type::int_(64), a[0]).text, cast(Type::int_(64), a[1]).text),
+                          Type::int_(64)});
         std::string x = cast(t, a[0]).text, y = cast(t, a[1]).text;
         return {select(fmt::format("{} < {}", a[0].text, a[1].text), fmt::format("({} - {})", y, x),
                        fmt::format("({} - {})", x, y)),
@@ -534,6 +578,16 @@ class Translator {
         std::optional<Type> w = exact_wide(t);
         if (!w || t.bits() > 32) refuse(n, "a 64-bit operand has no wider TVM type to compute it in");
         std::string x = cast(*w, a[0]).text, b = cast(*w, a[1]).text;
+        // A constant amount (the usual case): the one shift it means, x written once.
+        if (n.args[1]->kind == ExprKind::Const && as<ConstNode>(n.args[1]).value.is_small()) {
+          int64_t k = as<ConstNode>(n.args[1]).value.small();
+          if (n.op == Op::RoundingShiftLeft) k = -k;
+          if (k >= t.bits() || -k >= t.bits()) return a[0];  // undefined in halo
+          if (k == 0) return a[0];
+          std::string v = k > 0 ? fmt::format("T.shift_right({} + T.int64({}), T.int64({}))", x, int64_t{1} << (k - 1), k)
+                                : fmt::format("T.shift_left({}, T.int64({}))", x, -k);
+          return cast(t, {v, *w});
+        }
         if (n.op == Op::RoundingShiftLeft) b = fmt::format("(T.int64(0) - {})", b);
         std::string k = fmt::format("T.min(T.max({}, T.int64(-62)), T.int64(62))", b);
         std::string right = fmt::format("T.shift_right({} + T.shift_left(T.int64(1), {} - T.int64(1)), {})", x, k, k);

@@ -3,6 +3,7 @@
 
 #include "candidates/tvm/translate.hpp"
 #include "interp/fast_eval.hpp"
+#include "oracle/candidate.hpp"
 #include "oracle/int32_model.hpp"
 #include "support/candidate_unavailable.hpp"
 #include "support/isolate.hpp"
@@ -193,7 +194,7 @@ std::vector<int64_t> tvm_window_point(const std::vector<Interval>& w, uint64_t k
   return p;
 }
 
-void judge_outputs(TvmVerdict& v, const TvmCase& c, const OutputBuffer& ref, const nlohmann::json& rep) {
+void judge_outputs(TvmVerdict& v, const TvmCase& c, const OutputBuffer& ref, const nlohmann::json& rep, bool relaxed) {
   const TvmBuffer& out = c.args.back();
   const nlohmann::json& got = rep["outputs"][out.name];
   const nlohmann::json* second = rep.contains("outputs2") && rep["outputs2"].contains(out.name)
@@ -216,6 +217,7 @@ void judge_outputs(TvmVerdict& v, const TvmCase& c, const OutputBuffer& ref, con
     Value have = decode(out.type, got.at(at));
     if (second && (*second).at(at) != got.at(at)) ++sentinel_points;
     if (have == want) continue;
+    if (relaxed && out.type.is_float() && relaxed_agree(out.type, want, have)) continue;
     if (v.mismatches++ < 8) v.first_mismatches.push_back({p, want, have});
   }
   if (sentinel_points > 0)
@@ -414,7 +416,9 @@ TvmVerdict run_tvm_case(const Program& prog, const Input& in, const TvmOptions& 
     return finish(v);
   }
   v.phase = "run";
-  judge_outputs(v, c, ref, rep);
+  judge_outputs(v, c, ref, rep, opt.relaxed_floats);
+  if (opt.relaxed_floats && c.args.back().type.is_float())
+    v.notes.push_back("float outputs judged in the relaxed mode (--float-mode relaxed), not bit for bit");
   for (const auto& g : rep.value("guard", nlohmann::json::array()))
     v.memory_events.push_back(fmt::format("{} element {} {} the buffer written (run {})", g.value("buffer", "?"),
                                           g.value("offset", 0), g.value("side", "") == "before" ? "before" : "after",

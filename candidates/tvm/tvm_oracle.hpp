@@ -42,6 +42,9 @@ struct TvmOptions {
   double timeout_seconds = 60;
   uint64_t max_memory_bytes = 4ull << 30;
   Limits reference_limits;
+  // Float outputs judged within the relaxed tolerance (oracle/candidate.hpp), not bit for
+  // bit: TVM promises no IEEE strictness (its simplifier reassociates float arithmetic).
+  bool relaxed_floats = false;
 };
 
 struct TvmVerdict {
