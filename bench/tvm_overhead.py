@@ -26,10 +26,11 @@ import tempfile
 import time
 
 
-def run_halo(halo, cases, seed, version, dump):
+def run_halo(halo, cases, seed, version, dump, timeout):
     env = dict(os.environ, HALO_TVM_DUMP=dump)
     cmd = [halo, "fuzz", "--target", f"tvm@{version}", "--seed", str(seed), "--cases", str(cases),
-           "--jobs", "1", "--shrink-tries", "0", "--minimize-per-signature", "0", "--json"]
+           "--jobs", "1", "--shrink-tries", "0", "--minimize-per-signature", "0", "--halide-timeout",
+           str(timeout), "--json"]
     start = time.monotonic()
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     seconds = time.monotonic() - start
@@ -103,10 +104,10 @@ def main():
     p.add_argument("--cases", type=int, default=300)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--version", default="0.27")
-    p.add_argument("--timeout", type=float, default=10, help="seconds a case may take (halo fuzz's default)")
+    p.add_argument("--timeout", type=float, default=5, help="seconds TVM may take on a case, in both runs (a hang costs it in both)")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as dump:
-        halo_seconds, summary = run_halo(args.halo, args.cases, args.seed, args.version, dump)
+        halo_seconds, summary = run_halo(args.halo, args.cases, args.seed, args.version, dump, args.timeout)
         requests = sorted(glob.glob(os.path.join(dump, "request-*.json")))
         alone_seconds, ran, failed = tvm_alone(requests, args.timeout)
     split = summary.get("time_split", {})

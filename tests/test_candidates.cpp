@@ -3,6 +3,7 @@
 // verdict shape, and a campaign and the version matrix treat them alike.
 #include "candidates/exo/candidate.hpp"
 #include "candidates/halide/candidate.hpp"
+#include "candidates/tvm/candidate.hpp"
 #include "candidates/halide/versions.hpp"
 #include "candidates/registry.hpp"
 #include "fuzz/candidate_campaign.hpp"
@@ -44,12 +45,13 @@ TEST_CASE("Candidates: the registry names every candidate once, by --target", "[
   CHECK(find_candidate("halide@all") == &halide::halide_candidate());
   CHECK(find_candidate("exo") == &exo::exo_candidate());
   CHECK(find_candidate("self") == nullptr);
-  CHECK(find_candidate("tvm") == nullptr);
+  CHECK(find_candidate("tvm") == &tvm::tvm_candidate());
+  CHECK(find_candidate("tvm@all") == &tvm::tvm_candidate());
   CHECK(find_candidate("") == nullptr);
-  CHECK_THAT(candidate_target_list(), Catch::Contains("halide[@V|@all]") && Catch::Contains("exo[@V|@all]"));
-  CandidateTarget t = resolve_candidate_target("tvm@1");
+  CHECK_THAT(candidate_target_list(), Catch::Contains("halide[@V|@all]") && Catch::Contains("exo[@V|@all]") && Catch::Contains("tvm[@V|@all]"));
+  CandidateTarget t = resolve_candidate_target("cuda@1");
   CHECK(t.candidate == nullptr);
-  CHECK_THAT(t.selection.error, Catch::StartsWith("not a target: tvm@1"));
+  CHECK_THAT(t.selection.error, Catch::StartsWith("not a target: cuda@1"));
 }
 
 TEST_CASE("Candidates: versions are selected alike for every candidate", "[candidates]") {

@@ -443,6 +443,24 @@ class Translator {
     std::optional<Value> v = const_value(simplify(substitute(e, subst_)));
     return v && v->is_small() && v->small() > 0 && v->small() <= INT32_MAX;
   }
+  // A shift amount made of constants alone (1, i32(1), 2 * 3): its value, so that the one
+  // shift it means is written (TVM's parser folds a constant amount and checks its range,
+  // even in a branch never taken). Small amounts only: larger ones are undefined anyway.
+  std::optional<int64_t> constant_amount(const Expr& e) const {
+    if (e->kind == ExprKind::Const)
+      return as<ConstNode>(e).value.is_small() ? std::optional<int64_t>(as<ConstNode>(e).value.small()) : std::nullopt;
+    if (reads_any(e) || has_vars(e)) return std::nullopt;
+    std::optional<Value> v = const_value(simplify(e));
+    if (!v || !v->is_small() || v->small() < -4096 || v->small() > 4096) return std::nullopt;
+    return v->small();
+  }
+  static bool has_vars(const Expr& e) {
+    if (e->kind == ExprKind::Var) return true;
+    if (e->kind == ExprKind::Op)
+      for (const Expr& a : as<OpNode>(e).args)
+        if (has_vars(a)) return true;
+    return false;
+  }
   static bool reads_any(const Expr& e) {
     if (e->kind == ExprKind::Call || e->kind == ExprKind::Hole) return true;
     if (e->kind == ExprKind::Op)
@@ -514,8 +532,8 @@ class Translator {
         // A constant amount: the one shift it means (TVM checks a constant amount's range
         // when it parses, even in a branch never taken); one of the width or more is
         // undefined in halo, and any value stands for it.
-        if (n.args[1]->kind == ExprKind::Const && as<ConstNode>(n.args[1]).value.is_small()) {
-          int64_t k = as<ConstNode>(n.args[1]).value.small();
+        if (std::optional<int64_t> amount = constant_amount(n.args[1])) {
+          int64_t k = *amount;
           bool left = n.op == Op::Shl;
           if (k < 0) {
             left = !left;
@@ -579,8 +597,8 @@ class Translator {
         if (!w || t.bits() > 32) refuse(n, "a 64-bit operand has no wider TVM type to compute it in");
         std::string x = cast(*w, a[0]).text, b = cast(*w, a[1]).text;
         // A constant amount (the usual case): the one shift it means, x written once.
-        if (n.args[1]->kind == ExprKind::Const && as<ConstNode>(n.args[1]).value.is_small()) {
-          int64_t k = as<ConstNode>(n.args[1]).value.small();
+        if (std::optional<int64_t> amount = constant_amount(n.args[1])) {
+          int64_t k = *amount;
           if (n.op == Op::RoundingShiftLeft) k = -k;
           if (k >= t.bits() || -k >= t.bits()) return a[0];  // undefined in halo
           if (k == 0) return a[0];
