@@ -64,8 +64,8 @@ int64_t to_int64(const Value& v) {
 // can while the intervals are still too small.
 class Interpreter {
  public:
-  Interpreter(Record& rec, uint64_t& steps, const BruteForceOptions& opt, std::string file)
-      : rec_(rec), steps_(steps), opt_(opt), file_(std::move(file)) {}
+  Interpreter(Record& rec, uint64_t& steps, const BruteForceOptions& opt, std::string file, const Input& in)
+      : rec_(rec), steps_(steps), opt_(opt), file_(std::move(file)), in_(in) {}
 
   void bind(const std::string& var, Value v) { env_.emplace_back(var, std::move(v)); }
 
@@ -90,6 +90,10 @@ class Interpreter {
         for (const auto& [mn, ln] : a.bounds)
           if (eval(mn).is_error() || eval(ln).is_error()) rec_.error_in_control = true;
         rec_.buffers[a.func].clear();
+        // [ALLOC-INPUT] (docs/inputs.md): an input's allocation holds the input buffer's
+        // values, so that an index read from an input (a lookup table's) is demand like any
+        // other, not ε_mem that no fixpoint can ever reach.
+        if (const InputBuffer* b = in_.buffer(a.func)) load_input(a.func, *b);
         return;
       }
       case StmtKind::Store: return exec_store(as<StoreStmt>(s));
@@ -113,6 +117,20 @@ class Interpreter {
   }
 
  private:
+  void load_input(const std::string& name, const InputBuffer& b) {
+    auto& buf = rec_.buffers[name];
+    for (uint64_t i = 0; i < b.values.size(); ++i) {
+      Point p;
+      uint64_t rest = i;
+      for (const Interval& iv : b.box) {
+        uint64_t len = uint64_t(iv.len.small());
+        p.emplace_back(iv.min.small() + int64_t(rest % len));
+        rest /= len;
+      }
+      buf[p] = b.values[i];
+    }
+  }
+
   void exec_for(const ForStmt& n) {
     Value mn = eval(n.min), ln = eval(n.len);
     if (mn.is_error() || ln.is_error()) {
@@ -200,6 +218,7 @@ class Interpreter {
   uint64_t& steps_;
   const BruteForceOptions& opt_;
   std::string file_;
+  const Input& in_;
   std::vector<std::pair<std::string, Value>> env_;
 };
 
@@ -318,7 +337,7 @@ std::optional<BruteForceFilling> brute_force_filling(const TgtProgram& t, const 
       for (const auto& [h, hull] : cpu) set_interval(g, h, widened(hull, h, opt));
 
       Record rec;
-      Interpreter run(rec, steps, opt, t.file);
+      Interpreter run(rec, steps, opt, t.file, in);
       for (const auto& [name, v] : realize_bindings(t, in)) run.bind(name, v);
       try {
         run.exec(fill_holes(t, g).body);

@@ -622,19 +622,14 @@ realize () over (0, 6)
   CHECK_FALSE(contains(c.schedule, "store_at"));
 }
 
-TEST_CASE("TVM translation: a func read at an index loaded from an input is sized to the values read (known halo bug)",
-          "[tvm][tvm-translate][!shouldfail]") {
+TEST_CASE("TVM translation: a func read at an index loaded from an input is sized to the values read",
+          "[tvm][tvm-translate]") {
   // lut is read at i32(img[x]), img a u8 input: its region is the values img holds (within
-  // [0, 255]). Two weaknesses keep halo from finding it, so this test fails today (it is
-  // marked [!shouldfail]; remove the mark once either is fixed):
-  //  * lower/brute_force_filling.cpp never loads the input buffers (its Allocate only clears
-  //    a buffer, where [ALLOC-INPUT] fills an input's), so every read of img is ε_mem there,
-  //    the index an error, and the demand on lut is never recorded: lut's region came out
-  //    empty, `T.sblock_alloc_buffer((0,), ...)`, and TVM read past it (gamma_lut.halo and
-  //    color_correct.halo were wrong_output on every TVM for this alone);
-  //  * since 641ac65 such a region falls back to interval analysis (oracle/int32_model.hpp),
-  //    which counts an input's values as unbounded even when its type bounds them, so the
-  //    case is out_of_model (not run) instead.
+  // [0, 255]). lower/brute_force_filling.cpp did not load the input buffers (its Allocate
+  // only cleared a buffer, where [ALLOC-INPUT] fills an input's), so every read of img was
+  // ε_mem there and the demand on lut was never recorded: lut's region came out empty and
+  // TVM read past it (gamma_lut.halo and color_correct.halo were wrong_output on every TVM
+  // for this alone). The filling now loads them.
   Program p = test::parse_valid(R"(pipeline g() {
   input img(x) : u8;
   fun lut(i) : u8 = { u8(i * 3) }
