@@ -19,6 +19,7 @@ TvmOptions tvm_options(const CandidateOptions& opt) {
   t.max_memory_bytes = opt.max_memory_bytes;
   t.reference_limits = opt.reference_limits;
   t.relaxed_floats = opt.relaxed_floats;
+  t.reuse_process = opt.reuse_process;
   return t;
 }
 

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #ifndef HALO_TVM_DIR
 #define HALO_TVM_DIR ".venv/tvm"
@@ -96,29 +97,38 @@ std::string message_key(const std::string& message) {
   return out;
 }
 
+// A worker with TVM imported, ready for requests.
+std::unique_ptr<Worker> start_worker(const TvmVersion& v) {
+  std::string python = python_path();
+  if (python.empty()) throw CandidateUnavailable(Diagnostic{"", {}, "no python3 to run the TVM worker"});
+  auto w = std::make_unique<Worker>(python, std::vector<std::string>{env_or("HALO_TVM_WORKER", HALO_TVM_WORKER)},
+                                    "the TVM worker",
+                                    std::vector<std::string>{"PYTHONPATH=" + v.dir, "PYTHONDONTWRITEBYTECODE=1",
+                                                             "PYTHONNOUSERSITE=1"});
+  IsolatedRun ready = w->call_within_deadline("", 120, 0);  // TVM's import
+  if (ready.end != IsolatedRun::End::Exited)
+    throw CandidateUnavailable(Diagnostic{
+        "", {}, fmt::format("the TVM {} worker did not start: {}", v.version, first_lines(ready.output_tail, 8))});
+  return w;
+}
+
+// One warm worker per version, for campaigns. A worker dies with the thread that started
+// it (support/worker_process.cpp: where no PID namespace can be made it is the thread's
+// PR_SET_PDEATHSIG), so a worker started by another thread, which may be gone or going,
+// is replaced rather than trusted.
 class WorkerPool {
  public:
   IsolatedRun call(const TvmVersion& v, const std::string& request, double timeout, uint64_t memory) {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::unique_ptr<Worker>& w = workers_[v.key];
-    if (w && !w->alive()) w.reset();
-    if (!w) {
-      std::string python = python_path();
-      if (python.empty()) throw CandidateUnavailable(Diagnostic{"", {}, "no python3 to run the TVM worker"});
-      w = std::make_unique<Worker>(python, std::vector<std::string>{env_or("HALO_TVM_WORKER", HALO_TVM_WORKER)},
-                                   "the TVM worker",
-                                   std::vector<std::string>{"PYTHONPATH=" + v.dir, "PYTHONDONTWRITEBYTECODE=1",
-                                                            "PYTHONNOUSERSITE=1"});
-      IsolatedRun ready = w->call_within_deadline("", 120, 0);  // TVM's import
-      if (ready.end != IsolatedRun::End::Exited) {
-        w.reset();
-        throw CandidateUnavailable(Diagnostic{
-            "", {}, fmt::format("the TVM {} worker did not start: {}", v.version, first_lines(ready.output_tail, 8))});
-      }
+    Slot& slot = workers_[v.key];
+    if (slot.worker && (!slot.worker->alive() || slot.thread != std::this_thread::get_id())) slot.worker.reset();
+    if (!slot.worker) {
+      slot.worker = start_worker(v);
+      slot.thread = std::this_thread::get_id();
     }
     // The worker kills a case's child at `timeout`; the call waits a little longer for its word.
-    IsolatedRun r = w->call_within_deadline(request, timeout + 15, memory);
-    if (r.end != IsolatedRun::End::Exited) w.reset();
+    IsolatedRun r = slot.worker->call_within_deadline(request, timeout + 15, memory);
+    if (r.end != IsolatedRun::End::Exited) slot.worker.reset();
     return r;
   }
   void stop() {
@@ -127,9 +137,19 @@ class WorkerPool {
   }
 
  private:
+  struct Slot {
+    std::unique_ptr<Worker> worker;
+    std::thread::id thread;
+  };
   std::mutex mutex_;
-  std::map<std::string, std::unique_ptr<Worker>> workers_;
+  std::map<std::string, Slot> workers_;
 };
+
+// One case in a worker of its own, which ends after it (`halo oracle`: nothing to keep warm).
+IsolatedRun call_fresh(const TvmVersion& v, const std::string& request, double timeout, uint64_t memory) {
+  std::unique_ptr<Worker> w = start_worker(v);
+  return w->call_within_deadline(request, timeout + 15, memory);
+}
 
 WorkerPool& pool() {
   static WorkerPool p;
@@ -336,7 +356,8 @@ TvmVerdict run_tvm_case(const Program& prog, const Input& in, const TvmOptions& 
     static std::atomic<uint64_t> n{0};
     std::ofstream(fmt::format("{}/request-{:06}.json", dump, n++)) << request;
   }
-  IsolatedRun run = pool().call(version, request, opt.timeout_seconds, opt.max_memory_bytes);
+  IsolatedRun run = opt.reuse_process ? pool().call(version, request, opt.timeout_seconds, opt.max_memory_bytes)
+                                      : call_fresh(version, request, opt.timeout_seconds, opt.max_memory_bytes);
   if (run.end != IsolatedRun::End::Exited) {
     v.outcome = "crash";
     v.phase = "worker";

@@ -45,6 +45,9 @@ struct TvmOptions {
   // Float outputs judged within the relaxed tolerance (oracle/candidate.hpp), not bit for
   // bit: TVM promises no IEEE strictness (its simplifier reassociates float arithmetic).
   bool relaxed_floats = false;
+  // Serve the case from the warm worker of its version (a campaign), or from a worker of its
+  // own that ends with it (one case: `halo oracle`).
+  bool reuse_process = true;
 };
 
 struct TvmVerdict {
