@@ -49,6 +49,8 @@ RULES = [
      lambda s, p: "kDLUInt" in s),
     ("tvm-storage-align-unused-buffer-index-error",
      lambda s, p: "IndexError: Index # out of bounds #" in s and "align_storage" in p),
+    ("tvm-compute-at-loop-variable-left-undefined",
+     lambda s, p: "are used, but are not passed in as API arguments" in s),
     ("tvm-clamped-float-to-uint8-literal-value-error",
      lambda s, p: "exceeds maximum of uint" in s),
     ("tvm-float-simplifier-reassociation (a difference of semantics)",
@@ -79,6 +81,8 @@ def main():
     for path in sorted(glob.glob(os.path.join(args.dir, "*.json"))):
         with open(path) as f:
             rec = json.load(f)
+        if not isinstance(rec, dict) or "program" not in rec:
+            continue  # the campaign's own records (its triage, its progress), not a finding
         sig = rec.get("case_signature") or rec.get("signature") or rec.get("verdict", "")
         groups[classify(sig, rec.get("program", ""))].append((path, rec))
     float_class = next((k for k in groups if k.startswith("tvm-float-simplifier")), None)
