@@ -913,7 +913,14 @@ class Translator {
     }
     // align_storage(f, x, a): the stride of the dimension just outside x becomes a multiple of a.
     size_t j = dim(d.names[0].text);
-    if (j + 1 >= n) throw NotExpressible{"align_storage of the outermost dimension: no stride to align"};
+    if (j + 1 >= n) {
+      // The outermost dimension's extent is no stride of the buffer: Halide's call pads only
+      // the allocation's end, which no value depends on, and TVM has nothing to align.
+      notes_.push_back(fmt::format("align_storage({}, {}, ...) of the outermost dimension is not run: it changes no "
+                                   "stride, and TVM's storage_align aligns strides only",
+                                   d.func.text, d.names[0].text));
+      return "";
+    }
     size_t axis = n - 1 - (j + 1);
     primitives_.insert("storage_align");
     return fmt::format("    sch.storage_align(sch.get_sblock({}), 0, {}, {}, 0)\n", q(writer(d.func.text)), axis,
