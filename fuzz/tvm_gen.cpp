@@ -124,9 +124,27 @@ std::vector<std::string> draw_primitives(const Program& p, const TvmGenWeights& 
 // TVM's split guards its tail with a predicate (fig. 2.11's guard); the shift and round
 // tails the Halide generator draws are not TVM's, so the drawn splits are guarded.
 Program guarded_splits(Program p) {
-  if (p.schedule)
-    for (Directive& d : *p.schedule)
-      if (d.kind == DirectiveKind::Split) d.tail = TailStrategy::Guard;
+  if (!p.schedule) return p;
+  for (Directive& d : *p.schedule)
+    if (d.kind == DirectiveKind::Split) d.tail = TailStrategy::Guard;
+  // TVM's rfactor factors a reduction block (one with T.init): the Halide generator's
+  // rfactor of any other update would only be declined, so it is not drawn.
+  Program q = p;
+  size_t before = q.schedule->size();
+  std::erase_if(*q.schedule, [&](const Directive& d) {
+    if (d.on_intermediate) return true;
+    if (d.kind != DirectiveKind::Rfactor) return false;
+    const FuncDef* f = p.pipeline.find(d.loop.func.text);
+    return !f || f->updates.size() != 1 || !tvm::tvm_reduction_update(*f, f->updates[0]) ||
+           loops_changed(p, f->name.text, 0);
+  });
+  if (q.schedule->size() == before) return p;
+  // The schedule without them, if it still stands on its own (printed and read back).
+  try {
+    Program r = parse_program(print_program(q), p.file);
+    if (validate_program(r).empty()) return r;
+  } catch (const InputError&) {
+  }
   return p;
 }
 

@@ -3,7 +3,7 @@
 // types and floats, input-shaped reads), scheduled with what TVM has: fig. 2.11's split
 // (guard), fuse, swap, traverse, compute_at and compute_inline; Halide's rfactor,
 // reorder_storage and align_storage, which TVM runs as rfactor, transform_layout and
-// storage_align; and TVM's own primitives (tvm_reverse_compute_at, tvm_cache_read,
+// storage_align (rfactor kept only on a reduction TVM can factor); and TVM's own primitives (tvm_reverse_compute_at, tvm_cache_read,
 // tvm_cache_write, tvm_decompose_reduction, tvm_split_unpredicated, tvm_blockize,
 // tvm_loop_partition), drawn where they apply to the program drawn. Halide's directives
 // that TVM does not have are never drawn, so that cases reach TVM instead of being declined.
