@@ -639,6 +639,21 @@ class Translator {
         std::string w = const_text(t, Value(int64_t{s.bits()}));
         return {select(fmt::format("{} == {}", a[0].text, zero(s)), w, cast(t, {count, kInt32}).text), t};
       }
+      case Op::CountTrailingZeros: {
+        // TVM has no ctz: the bits below the lowest set bit, counted, in the unsigned type of
+        // the value's width (x & -x isolates that bit; minus one sets the bits below it);
+        // of 0, halo's (Halide's) answer is the width.
+        Type s = a[0].type;
+        Type u = Type::uint(s.bits());
+        std::string x = s.is_uint() ? a[0].text : fmt::format("T.reinterpret(\"{}\", {})", dtype(u), a[0].text);
+        // -x written as ~x + 1: TVM simplifies 0u - x to 0 (docs/findings/tvm/
+        // tvm-unsigned-negation-folded-to-zero.halo).
+        std::string one = const_text(u, Value(1));
+        std::string low = fmt::format("(T.bitwise_and({}, T.bitwise_not({}) + {}) - {})", x, x, one, one);
+        std::string w = const_text(t, Value(int64_t{s.bits()}));
+        return {select(fmt::format("{} == {}", a[0].text, zero(s)), w, cast(t, {fmt::format("T.popcount({})", low), u}).text),
+                t};
+      }
       case Op::Popcount: return cast(t, {fmt::format("T.popcount({})", a[0].text), a[0].type});
       case Op::Floor: return {fmt::format("T.floor({})", a[0].text), t};
       case Op::Ceil: return {fmt::format("T.ceil({})", a[0].text), t};
