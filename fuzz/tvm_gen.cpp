@@ -50,20 +50,6 @@ bool placed(const Program& p, const std::string& f) {
   return false;
 }
 
-bool reads(const Expr& e, const std::string& g) {
-  if (!e) return false;
-  if (e->kind == ExprKind::Call) {
-    const auto& c = as<CallNode>(e);
-    if (c.func == g) return true;
-    for (const Expr& a : c.args)
-      if (reads(a, g)) return true;
-  }
-  if (e->kind == ExprKind::Op)
-    for (const Expr& a : as<OpNode>(e).args)
-      if (reads(a, g)) return true;
-  return false;
-}
-
 // TVM's primitives for this program, drawn with `rng`: the directives' text.
 std::vector<std::string> draw_primitives(const Program& p, const TvmGenWeights& w, std::mt19937_64& rng) {
   auto chance = [&](const char* name) { return int(rng() % 100) < w[name]; };
@@ -73,7 +59,7 @@ std::vector<std::string> draw_primitives(const Program& p, const TvmGenWeights& 
   std::vector<std::string> lines;
   std::vector<const FuncDef*> root_producers;
   for (const FuncDef& f : pipe.funcs)
-    if (&f != &out && !placed(p, f.name.text) && reads(out.pure, f.name.text)) root_producers.push_back(&f);
+    if (&f != &out && !placed(p, f.name.text) && halo::reads_func(out.pure, f.name.text)) root_producers.push_back(&f);
   int64_t len = p.realize && !p.realize->window.empty() && p.realize->window[0].len.is_small()
                     ? p.realize->window[0].len.small()
                     : 0;

@@ -630,6 +630,20 @@ bool occurs(const Expr& e, const std::string& name) {
   return o.found;
 }
 
+bool reads_func(const Expr& e, const std::string& f) {
+  struct Reads : ExprVisitor {
+    const std::string& f;
+    bool found = false;
+    explicit Reads(const std::string& g) : f(g) {}
+    void visit_call(const CallNode& n) override {
+      found = found || n.func == f;
+      ExprVisitor::visit_call(n);
+    }
+  } r(f);
+  if (e) r.visit(e);
+  return r.found;
+}
+
 bool is_pure_dimension(const FuncDef& f, const std::vector<Expr>& lhs, size_t j) {
   return j < f.vars.size() && j < lhs.size() && lhs[j]->kind == ExprKind::Var &&
          as<VarNode>(lhs[j]).name == f.vars[j].text;

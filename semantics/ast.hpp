@@ -557,4 +557,7 @@ Expr rename_vars(const Expr& e, const std::map<std::string, std::string>& names)
 // Does variable `name` occur free in e?
 bool occurs(const Expr& e, const std::string& name);
 
+// Does e read func (or input) `f`, anywhere, also inside another read's arguments?
+bool reads_func(const Expr& e, const std::string& f);
+
 }  // namespace halo

@@ -994,3 +994,19 @@ TEST_CASE("property: generated cases never make halo's TVM translation fail (no 
   check("expression generator (20% floats)", [](const fuzz::CaseSeed& s) { return fuzz::generate_expr_case(s, 20).value(); });
   check("tvm generator", [](const fuzz::CaseSeed& s) { return fuzz::generate_tvm_case(s, fuzz::TvmGenWeights{}).value(); });
 }
+
+TEST_CASE("reads_func: a read of f anywhere in an expression, in another read's arguments too", "[tvm][tvm-translate]") {
+  Program p = test::parse_valid(R"(pipeline h() {
+  fun f(x) = { x }
+  fun g(x) = { x * 2 }
+  fun h(x) = { g[f[x] + 1] + 3 }
+}
+realize () over (0, 4)
+)");
+  const Expr& e = p.pipeline.find("h")->pure;
+  CHECK(reads_func(e, "g"));
+  CHECK(reads_func(e, "f"));  // only inside g's argument
+  CHECK_FALSE(reads_func(e, "h"));
+  CHECK_FALSE(reads_func(p.pipeline.find("f")->pure, "f"));
+  CHECK_FALSE(reads_func(Expr(), "f"));
+}

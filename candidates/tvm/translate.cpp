@@ -86,20 +86,6 @@ struct Storage {
   Type type;
 };
 
-bool expr_reads(const Expr& e, const std::string& g) {
-  if (!e) return false;
-  if (e->kind == ExprKind::Call) {
-    const auto& c = as<CallNode>(e);
-    if (c.func == g) return true;
-    return std::any_of(c.args.begin(), c.args.end(), [&](const Expr& a) { return expr_reads(a, g); });
-  }
-  if (e->kind == ExprKind::Op) {
-    const auto& args = as<OpNode>(e).args;
-    return std::any_of(args.begin(), args.end(), [&](const Expr& a) { return expr_reads(a, g); });
-  }
-  return false;
-}
-
 bool tvm_reduction_update_impl(const FuncDef& f, const UpdateStage& u) {
   if (u.rdom.empty() || u.predicate || (!f.type.is_integer() && !f.type.is_z())) return false;
   for (size_t j = 0; j < u.lhs.size(); ++j)
@@ -112,7 +98,7 @@ bool tvm_reduction_update_impl(const FuncDef& f, const UpdateStage& u) {
   if (acc->kind != ExprKind::Call || as<CallNode>(acc).func != f.name.text) return false;
   for (size_t j = 0; j < u.lhs.size(); ++j)
     if (!same_expr(as<CallNode>(acc).args[j], u.lhs[j])) return false;
-  return !expr_reads(o.args[1], f.name.text);
+  return !reads_func(o.args[1], f.name.text);
 }
 
 
@@ -131,8 +117,8 @@ class Translator {
     find_regions();
     plan_blocks();
     TvmCase c;
-    c.module = module_text(c);
-    c.schedule = schedule_text(c);
+    c.module = module_text();
+    c.schedule = schedule_text();
     c.notes = notes_;
     c.primitives = std::vector<std::string>(primitives_.begin(), primitives_.end());
     c.args = args_;
@@ -755,7 +741,7 @@ class Translator {
     out += fmt::format("{}{} = {}\n", indent(depth), target, value(u->value, s));
   }
 
-  std::string module_text(TvmCase&) {
+  std::string module_text() {
     std::vector<std::string> params;
     for (const TvmBuffer& a : args_) {
       std::vector<std::string> dims;
@@ -800,7 +786,7 @@ class Translator {
   }
   static std::string q(const std::string& s) { return "\"" + s + "\""; }
 
-  std::string schedule_text(TvmCase&) {
+  std::string schedule_text() {
     std::string out = "def schedule(sch):\n    L = {}\n";
     if (!prog_.schedule || prog_.schedule->empty()) return out + "    return L\n";
     std::map<std::string, const Directive*> compute_at;

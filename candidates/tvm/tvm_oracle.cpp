@@ -203,17 +203,6 @@ bool reference_has_error(const OutputBuffer& ref) {
                      [](const Value& v) { return v.is_error() && v.kind() != Value::Kind::ErrUndef; });
 }
 
-// The point of R(z) with row-major index k (first dimension fastest).
-std::vector<int64_t> tvm_window_point(const std::vector<Interval>& w, uint64_t k) {
-  std::vector<int64_t> p;
-  for (const Interval& iv : w) {
-    uint64_t len = uint64_t(iv.len.small());
-    p.push_back(iv.min.small() + int64_t(len ? k % len : 0));
-    k = len ? k / len : 0;
-  }
-  return p;
-}
-
 void judge_outputs(TvmVerdict& v, const TvmCase& c, const OutputBuffer& ref, const nlohmann::json& rep, bool relaxed) {
   const TvmBuffer& out = c.args.back();
   const nlohmann::json& got = rep["outputs"][out.name];
@@ -222,7 +211,8 @@ void judge_outputs(TvmVerdict& v, const TvmCase& c, const OutputBuffer& ref, con
                                      : nullptr;
   uint64_t sentinel_points = 0;
   for (uint64_t k = 0; k < ref.values.size(); ++k) {
-    std::vector<int64_t> p = tvm_window_point(ref.window, k);
+    std::vector<int64_t> p;
+    for (const Value& c : window_point(ref.window, k)) p.push_back(c.small());
     size_t at = 0, stride = 1;
     for (size_t j = 0; j < p.size(); ++j) {
       at += size_t(p[j] - out.box[j].first) * stride;
