@@ -3,6 +3,7 @@
 
 #include "candidates/exo/exo_kernel.hpp"
 #include "fuzz/campaign.hpp"
+#include "fuzz/exo_reproducer.hpp"
 #include "support/diagnostics.hpp"
 #include "support/output_file.hpp"
 #include "support/run_process.hpp"
@@ -15,6 +16,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -41,31 +43,81 @@ ExoCaseOutcome check_exo_case(const ExoKernelCase& c, double timeout) {
   try {
     ExoKernelReport r = check_exo_kernel(script, "scheduled", b, o, timeout, "--case-timeout");
     const KernelReport& k = r.kernel;
-    if (k.holds()) return {"holds", "", false};
+    auto out = [&](std::string kind, std::string detail, bool finding) {
+      return ExoCaseOutcome{std::move(kind), std::move(detail), finding, r.log};
+    };
+    if (k.holds()) return out("holds", "", false);
     if (!k.memory_safe) {
       for (const auto& f : k.findings)
-        if (f.memory) return {"memory", f.kind + ": " + first_lines(f.message), true};
-      return {"memory", "", true};
+        if (f.memory) return out("memory", f.kind + ": " + first_lines(f.message), true);
+      return out("memory", "", true);
     }
     if (k.mismatches > 0 && k.first_mismatch)
-      return {"wrong-value",
-              fmt::format("{} of {} elements differ; first {}[{}]: expected {}, got {}", k.mismatches, k.compared,
-                          k.first_mismatch->arg, fmt::join(k.first_mismatch->index, ", "), k.first_mismatch->expected,
-                          k.first_mismatch->actual),
-              true};
-    if (!k.findings.empty()) return {k.findings[0].kind, first_lines(k.findings[0].message), true};
-    return {"incomplete", "the kernel did not complete", true};
+      return out("wrong-value",
+                 fmt::format("{} of {} elements differ; first {}[{}]: expected {}, got {}", k.mismatches, k.compared,
+                             k.first_mismatch->arg, fmt::join(k.first_mismatch->index, ", "),
+                             k.first_mismatch->expected, k.first_mismatch->actual),
+                 true);
+    if (!k.findings.empty()) return out(k.findings[0].kind, first_lines(k.findings[0].message), true);
+    return out("incomplete", "the kernel did not complete", true);
   } catch (const InputError& e) {
     std::string what = e.what();
-    if (what.find("Exo did not finish within") != std::string::npos) return {"limit", first_lines(what), false};
-    if (what.find("Exo did not produce C") != std::string::npos) return {"exo-rejected", first_lines(what), false};
-    return {"harness-error", first_lines(what), true};  // halo wrote a case it cannot bind: a bug of the generator
+    if (what.find("Exo did not finish within") != std::string::npos) return {"limit", first_lines(what), false, ""};
+    // An exception from inside a primitive, not a refusal (fuzz/exo_steps.py tells them apart)
+    if (size_t at = what.find("halo-step crashed: "); at != std::string::npos) {
+      size_t end = what.find('\n', at);
+      return {"internal-error", what.substr(at + 19, end == std::string::npos ? std::string::npos : end - at - 19), true,
+              what};
+    }
+    if (what.find("Exo did not produce C") != std::string::npos) return {"exo-rejected", first_lines(what), false, what};
+    return {"harness-error", first_lines(what), true, ""};  // halo wrote a case it cannot bind: a bug of the generator
   } catch (const ResourceLimit& e) {
-    return {"limit", e.what(), false};
+    return {"limit", e.what(), false, ""};
   }
 }
 
 namespace {
+
+// Per primitive of the program family: drawn, applied, rejected, skipped, crashed.
+void count_coverage(const ExoKernelCase& c, const ExoCaseOutcome& o, nlohmann::json& coverage) {
+  if (c.family != ExoFamily::Program) return;
+  for (const auto& [prim, seed] : c.draws) {
+    auto& e = coverage[prim];
+    if (e.is_null()) e = {{"drawn", 0}, {"applied", 0}, {"rejected", 0}, {"skipped", 0}, {"crashed", 0}};
+    e["drawn"] = e["drawn"].get<uint64_t>() + 1;
+  }
+  std::istringstream in(o.log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("halo-step ", 0) != 0) continue;
+    size_t colon = line.find(": ");
+    size_t bar = line.find(" | ");
+    if (colon == std::string::npos || bar == std::string::npos || bar < colon) continue;
+    std::string status = line.substr(10, colon - 10), prim = line.substr(colon + 2, bar - colon - 2);
+    auto& e = coverage[prim];
+    if (e.is_null() || !e.contains(status)) continue;
+    e[status] = e[status].get<uint64_t>() + 1;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The same failure: the same kind, and for an internal error the same primitive raising
+// the same exception at the same place in Exo ("PRIM | CALL | TYPE at FILE:LINE: ...").
+bool same_failure(const ExoCaseOutcome& a, const ExoCaseOutcome& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind != "internal-error") return true;
+  auto signature = [](const std::string& d) {
+    size_t bar = d.find(" | "), last = d.rfind(" | ");
+    std::string prim = d.substr(0, bar);
+    std::string tail = last == std::string::npos ? d : d.substr(last + 3);
+    size_t colon = tail.find(": ");
+    return prim + "|" + tail.substr(0, colon);
+  };
+  return signature(a.detail) == signature(b.detail);
+}
 
 // Greedy: the first smaller variant that fails the same way replaces the case, until none does.
 ExoKernelCase shrink(ExoKernelCase c, const ExoCaseOutcome& o, double timeout, int max_tries, double max_seconds,
@@ -78,7 +130,7 @@ ExoKernelCase shrink(ExoKernelCase c, const ExoCaseOutcome& o, double timeout, i
     for (const auto& d : exo_case_shrinks(c)) {
       if (tries >= max_tries || elapsed() >= max_seconds) break;
       ++tries;
-      if (check_exo_case(d, timeout).kind == o.kind) {
+      if (same_failure(check_exo_case(d, timeout), o)) {
         c = d;
         progress = true;
         break;
@@ -122,6 +174,7 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::map<std::string, uint64_t> outcomes, families;
+  nlohmann::json coverage = nlohmann::json::object();
   nlohmann::json findings = nlohmann::json::array();
   uint64_t ran = 0, earlier = 0;
   std::vector<uint64_t> redo;
@@ -155,7 +208,7 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
   // Case i: false when the campaign must stop (a write failed).
   auto run_case = [&](uint64_t i) {
     std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull + i);
-    ExoKernelCase c = generate_exo_case(rng, opt.seed);
+    ExoKernelCase c = generate_exo_case(rng, opt.seed, opt.weights);
     ExoCaseOutcome o;
     try {
       o = check_exo_case(c, opt.timeout);
@@ -167,6 +220,7 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
     ++ran;
     ++outcomes[o.kind];
     ++families[exo_family_name(c.family)];
+    count_coverage(c, o, coverage);
     if (progress) progress(i, elapsed(), o.kind);
     if (!o.finding) return true;
     int tries = 0;
@@ -188,21 +242,45 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
                           {"family", exo_family_name(c.family)},  {"detail", so.detail},
                           {"steps", small.steps}, {"original_steps", c.steps}, {"shrink_tries", tries},
                           {"reproduce", rerun}};
+    std::string repro;
+    if (small.family == ExoFamily::Program && !small.draws.empty()) {
+      // the same program without its schedule: a rewrite's bug, or Exo's C printer's
+      ExoKernelCase bare = small;
+      bare.draws.clear();
+      ExoCaseOutcome bo = check_exo_case(bare, opt.timeout);
+      rec["unscheduled"] = bo.kind;
+    }
+    if (small.family == ExoFamily::Program) {
+      // the schedule as the literal calls Exo applied (and the one it crashed in)
+      std::vector<std::string> calls = exo_applied_calls(so.log);
+      nlohmann::json draws = nlohmann::json::array();
+      for (const auto& [prim, seed] : small.draws) draws.push_back({prim, seed});
+      rec["draws"] = draws;
+      rec["steps"] = calls;
+      rec["original_draws"] = c.draws.size();
+      try {
+        repro = exo_program_reproducer(small, calls, fmt::format("{}: {}", so.kind, so.detail));
+      } catch (const std::exception& e) {  // the spec could not be evaluated: say so, keep the finding
+        rec["reproducer_error"] = e.what();
+      }
+    }
     if (opt.out_dir.empty()) {  // not written: the summary carries the case
       rec["script_text"] = exo_case_script(small);
+      if (!repro.empty()) rec["reproducer_text"] = repro;
       rec["spec_text"] = exo_case_spec(small);
       findings.push_back(rec);
       return true;
     }
     rec["script"] = base + ".py";
     rec["spec"] = base + ".halo";
+    if (!repro.empty()) rec["reproducer"] = base + ".repro.py";
     // The record last: a record on disk always names complete files. A finding is on disk
     // whole or not at all.
     bool ok = write(base + ".py", exo_case_script(small)) && write(base + ".halo", exo_case_spec(small)) &&
-              write(base + ".json", rec.dump(1) + "\n");
+              (repro.empty() || write(base + ".repro.py", repro)) && write(base + ".json", rec.dump(1) + "\n");
     if (!ok) {
       std::error_code ignored;
-      for (const char* ext : {".py", ".halo", ".json"}) fs::remove(base + ext, ignored);
+      for (const char* ext : {".py", ".halo", ".repro.py", ".json"}) fs::remove(base + ext, ignored);
       return false;
     }
     findings.push_back(rec);
@@ -248,6 +326,8 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
                             {"cases_per_second", secs > 0 ? double(ran) / secs : 0.0},
                             {"outcomes", outcomes},
                             {"families", families},
+                            {"coverage", coverage},
+                            {"weights", opt.weights.to_json()},
                             {"findings", findings},
                             {"interrupted", interrupted}};
   if (opt.resume) summary["resumed"] = {{"first_case", opt.first_case}, {"earlier_findings", earlier}};

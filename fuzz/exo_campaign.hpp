@@ -23,9 +23,12 @@
 namespace halo::fuzz {
 
 struct ExoCaseOutcome {
-  std::string kind;  // holds, exo-rejected, limit; findings: wrong-value, memory, compile-error, crash, ...
+  // holds, exo-rejected, limit; findings: wrong-value, memory, compile-error, crash,
+  // internal-error (an exception from inside a scheduling primitive), ...
+  std::string kind;
   std::string detail;
   bool finding = false;
+  std::string log;  // what the case's script printed: one `halo-step ...` line per draw
 };
 
 // Runs one case through Exo and the kernel harness. Never throws for what Exo does.
@@ -41,6 +44,7 @@ struct ExoCampaignOptions {
   int shrink_tries = 1000;
   double shrink_seconds = 20;
   double timeout = 120;     // Exo and the kernel, per case
+  ExoGenWeights weights;    // what the generator draws (--weight)
   // As for every campaign (campaign.hpp): the progress record's identity, and --resume.
   nlohmann::json identity = nlohmann::json::object();
   bool resume = false;
@@ -52,7 +56,9 @@ struct ExoCampaignOptions {
 using ExoProgress = std::function<void(uint64_t, double, const std::string&)>;
 
 // Runs the campaign; returns its summary {"target", "seed", "shard", "cases", "seconds",
-// "cases_per_second", "outcomes", "families", "findings", "interrupted"} (each finding's
+// "cases_per_second", "outcomes", "families", "coverage" (per primitive of the program
+// family: how often drawn, applied, rejected, skipped for want of a place, crashed),
+// "weights", "findings", "interrupted"} (each finding's
 // record, as written next to its files), with "resumed" and "write_error" as in
 // CampaignSummary::to_json. With an output directory the campaign records its progress after
 // every case (campaign_progress_path), so --resume continues it; every finding's files are

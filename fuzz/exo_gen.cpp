@@ -5,9 +5,60 @@
 
 #include <fmt/format.h>
 
+#include "fuzz/case_gen.hpp"
+
 #include <algorithm>
+#include <cstdlib>
+
+#ifndef HALO_EXO_STEPS
+#define HALO_EXO_STEPS ""
+#endif
 
 namespace halo::fuzz {
+
+std::string exo_steps_dir() {
+  const char* v = std::getenv("HALO_EXO_STEPS");
+  return v && *v ? v : HALO_EXO_STEPS;
+}
+
+const std::vector<std::string>& exo_drawn_primitives() {
+  static const std::vector<std::string> v = {
+      "add_loop", "autofission", "autolift_alloc", "bind_config", "bind_expr", "call_eqv", "commute_expr",
+      "cut_loop", "delete_buffer", "delete_config", "delete_pass", "divide_dim", "divide_loop",
+      "divide_with_recompute", "eliminate_dead_code", "expand_dim", "extract_subproc", "fission",
+      "fold_into_reduce", "fuse", "inline", "inline_assign", "inline_window", "insert_noop_call", "insert_pass",
+      "join_loops", "left_reassociate_expr", "lift_alloc", "lift_reduce_constant", "lift_scope", "merge_writes",
+      "mult_dim", "mult_loops", "parallelize_loop", "rearrange_dim", "remove_loop", "rename", "reorder_loops",
+      "reorder_stmts", "replace", "resize_dim", "reuse_buffer", "rewrite_expr", "set_memory", "set_precision",
+      "set_window", "shift_loop", "simplify", "sink_alloc", "specialize", "split_write", "stage_mem",
+      "unroll_buffer", "unroll_loop", "write_config"};
+  return v;
+}
+
+const std::map<std::string, std::string>& exo_undrawn_primitives() {
+  static const std::map<std::string, std::string> m = {
+      {"make_instr", "its C template is the user's claim, which Exo does not check"},
+      {"add_unsafe_guard", "unsafe by contract: the user vouches for the guard"}};
+  return m;
+}
+
+ExoGenWeights::ExoGenWeights() {
+  weight = {{"program", 70}, {"matmul", 5}, {"conv1d", 4}, {"conv2d", 4}, {"map", 4}, {"rowsum", 4},
+            {"gemmini-matmul", 4}, {"gemmini-replace", 5}};
+  for (const auto& p : exo_drawn_primitives()) weight[p] = 10;
+  // not a relative weight but a percent: how often the program family keeps a right operand
+  // of the same precedence or a double negation (exo_program.hpp)
+  weight["right-nested"] = 10;
+  // where the unsound rewrites have been: staging, inlining, loop division and fission,
+  // buffer reshaping and reuse
+  for (const char* p : {"stage_mem", "divide_loop", "inline_assign", "fission", "lift_alloc", "reorder_loops",
+                        "expand_dim", "bind_expr", "simplify", "reuse_buffer", "cut_loop", "fuse"})
+    weight[p] = 25;
+}
+
+void ExoGenWeights::set(const std::string& assignment) { set_percent_weight(weight, assignment); }
+
+nlohmann::json ExoGenWeights::to_json() const { return weight; }
 
 const char* exo_family_name(ExoFamily f) {
   switch (f) {
@@ -18,6 +69,7 @@ const char* exo_family_name(ExoFamily f) {
     case ExoFamily::RowSum: return "rowsum";
     case ExoFamily::GemminiMatmul: return "gemmini-matmul";
     case ExoFamily::GemminiReplace: return "gemmini-replace";
+    case ExoFamily::Program: return "program";
   }
   return "?";
 }
@@ -46,6 +98,7 @@ Shape shape_of(ExoFamily f) {
     case ExoFamily::RowSum: return {"Y", {"i"}, {"j"}};
     case ExoFamily::GemminiMatmul:
     case ExoFamily::GemminiReplace: return {"C", {"io", "jo"}, {"ko"}};
+    case ExoFamily::Program: return {"Y", {"i", "j"}, {}};
   }
   return {};
 }
@@ -123,6 +176,7 @@ std::string algorithm(const ExoKernelCase& c) {
       s += "            for k in seq(0, K):\n                a: i32\n                b: i32\n";
       s += "                a = A[i, k]\n                b = B[k, j]\n                C[i, j] += a * b\n";
       break;
+    case ExoFamily::Program: s += exo_program_proc(c.program); break;
   }
   return s;
 }
@@ -211,12 +265,37 @@ std::vector<std::string> gemmini_replace_steps(std::mt19937_64& rng) {
 
 }  // namespace
 
-ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed) {
+// One name drawn with the given relative weights (the first when all are 0).
+std::string draw_weighted(std::mt19937_64& rng, const std::vector<std::string>& names, const ExoGenWeights& w) {
+  int64_t total = 0;
+  for (const auto& n : names) total += std::max(0, w.weight.at(n));
+  if (total <= 0) return names.front();
+  int64_t r = pick(rng, 0, total - 1);
+  for (const auto& n : names) {
+    r -= std::max(0, w.weight.at(n));
+    if (r < 0) return n;
+  }
+  return names.back();
+}
+
+ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed, const ExoGenWeights& weights) {
   ExoKernelCase c;
   c.seed = seed;
-  c.family = ExoFamily(pick(rng, 0, 6));
+  static const std::vector<std::string> families = {"matmul", "conv1d", "conv2d", "map", "rowsum",
+                                                    "gemmini-matmul", "gemmini-replace", "program"};
+  std::string family = draw_weighted(rng, families, weights);
+  c.family = ExoFamily(std::find(families.begin(), families.end(), family) - families.begin());
   c.elem = pick(rng, 0, 2) == 0 ? "i32" : "f32";
+  if (c.family == ExoFamily::Program) {
+    c.program = generate_exo_program(rng, weights.weight.at("right-nested"));
+    c.elem = c.program.elem;
+    c.sizes = {{"N", c.program.n}, {"M", c.program.m}};
+    int n = int(pick(rng, 1, 12));
+    for (int k = 0; k < n; ++k) c.draws.push_back({draw_weighted(rng, exo_drawn_primitives(), weights), rng()});
+    return c;
+  }
   switch (c.family) {
+    case ExoFamily::Program: break;  // drawn above
     case ExoFamily::Matmul:
       c.bias = pick(rng, 0, 1);
       c.scale = pick(rng, 0, 2) == 0;
@@ -312,17 +391,37 @@ ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed) {
   return c;
 }
 
+std::string exo_script_prelude(const ExoKernelCase& c) {
+  std::string s = "from __future__ import annotations\n\nfrom exo import compile_procs_to_strings, proc\n"
+                  "from exo.libs.externs import relu\nfrom exo.platforms.x86 import *\nfrom exo.stdlib.scheduling import *\n";
+  if (c.family == ExoFamily::GemminiMatmul || c.family == ExoFamily::GemminiReplace)
+    s += "from exo.platforms.gemmini import *\n";
+  if (c.family == ExoFamily::Program)
+    // The configuration and the no-op instruction that write_config, bind_config and
+    // insert_noop_call take; the memories set_memory chooses from.
+    s += "from exo import DRAM, config, instr\nfrom exo.libs.externs import select\n"
+         "from exo.libs.memories import DRAM_STACK, DRAM_STATIC\n\n\n"
+         "@config\nclass Cfg:\n    vi: i32\n    vf: f32\n    ix: index\n\n\n"
+         "@instr(\"/* halo_noop */\")\ndef halo_noop():\n    pass\n";
+  return s + "\n\n@proc\n" + algorithm(c);
+}
+
 std::string exo_case_script(const ExoKernelCase& c) {
   std::string s = fmt::format(
       "# halo fuzz --target exo: a {} kernel ({}), seed {}; its spec is the .halo file beside this one.\n"
       "# Re-run: halo exo THIS.py scheduled --spec THIS.halo",
       exo_family_name(c.family), c.elem, c.seed);
   for (const auto& [name, func] : exo_case_inits(c)) s += fmt::format(" --init {}={}", name, func);
-  s += "\nfrom __future__ import annotations\n\nfrom exo import compile_procs_to_strings, proc\nfrom exo.libs.externs import relu\n"
-       "from exo.platforms.x86 import *\nfrom exo.stdlib.scheduling import *\n";
-  if (c.family == ExoFamily::GemminiMatmul || c.family == ExoFamily::GemminiReplace)
-    s += "from exo.platforms.gemmini import *\n";
-  s += "\n\n@proc\n" + algorithm(c);
+  s += "\n" + exo_script_prelude(c);
+  if (c.family == ExoFamily::Program) {
+    s += fmt::format("\n\nimport sys  # noqa: E402\n\nsys.path.insert(0, {:?})\nimport exo_steps  # noqa: E402 - "
+                     "fuzz/exo_steps.py: each draw becomes one call, logged as its literal Python\n\n",
+                     exo_steps_dir());
+    s += "p = exo_steps.run(kernel, [\n";
+    for (const auto& [prim, seed] : c.draws) s += fmt::format("    ({:?}, {}),\n", prim, seed);
+    s += "], globals())\nscheduled = p\n";
+    return s;
+  }
   s += R"PY(
 
 def _avx512_rows(p):
@@ -359,6 +458,7 @@ p = kernel
 }
 
 std::string exo_case_spec(const ExoKernelCase& c) {
+  if (c.family == ExoFamily::Program) return exo_program_spec(c.program);
   auto sizes = all_sizes(c);
   std::string params, realize;
   for (const auto& [n, v] : sizes) {
@@ -371,6 +471,7 @@ std::string exo_case_spec(const ExoKernelCase& c) {
   s += fmt::format("pipeline {}({}) {{\n", sh.out, params);
   std::string over;
   switch (c.family) {
+    case ExoFamily::Program: break;  // written above
     case ExoFamily::Matmul:
     case ExoFamily::GemminiMatmul:
     case ExoFamily::GemminiReplace:
@@ -416,6 +517,7 @@ std::vector<std::pair<std::string, std::string>> exo_case_inits(const ExoKernelC
   // Outputs the algorithm accumulates into are read and written: they start as a poison
   // value, so an element the kernel never writes cannot pass by accident.
   switch (c.family) {
+    case ExoFamily::Program: return exo_program_inits(c.program);
     case ExoFamily::Matmul:
     case ExoFamily::GemminiReplace: return {{"C", "poison"}};
     case ExoFamily::Conv1d:
@@ -427,6 +529,21 @@ std::vector<std::pair<std::string, std::string>> exo_case_inits(const ExoKernelC
 
 std::vector<ExoKernelCase> exo_case_shrinks(const ExoKernelCase& c) {
   std::vector<ExoKernelCase> out;
+  if (c.family == ExoFamily::Program) {
+    // the smallest schedule first: each draw dropped; then the program made smaller
+    for (size_t i = 0; i < c.draws.size(); ++i) {
+      ExoKernelCase d = c;
+      d.draws.erase(d.draws.begin() + std::ptrdiff_t(i));
+      out.push_back(d);
+    }
+    for (auto& q : exo_program_shrinks(c.program)) {
+      ExoKernelCase d = c;
+      d.program = std::move(q);
+      d.sizes = {{"N", d.program.n}, {"M", d.program.m}};
+      out.push_back(d);
+    }
+    return out;
+  }
   for (size_t i = 0; i < c.steps.size(); ++i) {
     ExoKernelCase d = c;
     d.steps.erase(d.steps.begin() + std::ptrdiff_t(i));

@@ -10,7 +10,12 @@
 // procedure unchanged (a rejection is not a finding), so a case always reaches C.
 #pragma once
 
+#include "fuzz/exo_program.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
@@ -21,8 +26,24 @@ namespace halo::fuzz {
 // GemminiMatmul is written with Gemmini's instructions; GemminiReplace is a plain int8
 // matmul that the schedule itself turns into them (stage_mem into GEMM_SCRATCH and
 // GEMM_ACCUM, replace with ld_i8, zero_acc_i32, matmul_acc_i8, st_acc_i32).
-enum class ExoFamily { Matmul, Conv1d, Conv2d, Map, RowSum, GemminiMatmul, GemminiReplace };
+// Program is the random loop-nest family (exo_program.hpp) whose schedule is drawn from
+// every primitive of Exo's scheduling language (fuzz/exo_steps.py).
+enum class ExoFamily { Matmul, Conv1d, Conv2d, Map, RowSum, GemminiMatmul, GemminiReplace, Program };
 const char* exo_family_name(ExoFamily f);
+
+// What the generator draws, each a relative weight (0 switches it off): the families by
+// name ("program", "matmul", ...) and the primitives of the program family's schedules by
+// Exo's names ("divide_loop", "stage_mem", ...). `--weight NAME=W` sets one (0..100).
+struct ExoGenWeights {
+  std::map<std::string, int> weight;
+  ExoGenWeights();
+  void set(const std::string& assignment);
+  nlohmann::json to_json() const;
+};
+// The primitives fuzz/exo_steps.py draws, and those it does not with the reason (the two
+// lists together are every primitive exo.API_scheduling exports; tests/test_exo.cpp checks).
+const std::vector<std::string>& exo_drawn_primitives();
+const std::map<std::string, std::string>& exo_undrawn_primitives();
 
 struct ExoKernelCase {
   ExoFamily family = ExoFamily::Map;
@@ -31,14 +52,22 @@ struct ExoKernelCase {
   std::vector<std::pair<std::string, int64_t>> sizes;  // the free sizes (derived ones follow from them)
   std::vector<std::string> steps;                       // each a Python expression of `p`
   uint64_t seed = 0;                                     // what generated it (for the file names)
+  ExoProgram program;                                    // Program: the loop nests
+  std::vector<std::pair<std::string, uint64_t>> draws;   // Program: each primitive and its seed
 };
 
-ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed);
+ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed, const ExoGenWeights& weights = {});
+
+// Where generated scripts find fuzz/exo_steps.py (set at build time; $HALO_EXO_STEPS overrides).
+std::string exo_steps_dir();
 
 // The Exo script: the algorithm as an @proc `kernel`, the schedule, and the scheduled
 // procedure bound to the module-level name `scheduled`. With `lenient`, each step Exo
 // rejects is skipped (and reported on stdout); without, a rejection fails the script.
 std::string exo_case_script(const ExoKernelCase& c);
+// The script's imports, definitions and unscheduled procedure `kernel` (what a
+// reproducer shares with the case).
+std::string exo_script_prelude(const ExoKernelCase& c);
 // The .halo spec: one func per tensor argument, named as the argument; realize with the sizes.
 std::string exo_case_spec(const ExoKernelCase& c);
 // The tensor arguments that are read and written, with the func they start as (--init).

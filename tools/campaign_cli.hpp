@@ -100,6 +100,7 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
 
 // `halo fuzz --target exo` (tools/cmd_exo_fuzz.cpp): its own loop over Exo kernel cases,
 // with the same options, summary style and exit status.
-int run_exo_fuzz(const CampaignCliOptions& o, std::ostream& out, std::ostream& err);
+int run_exo_fuzz(const CampaignCliOptions& o, const std::vector<std::string>& weights, std::ostream& out,
+                 std::ostream& err);
 
 }  // namespace halo::cli

@@ -14,7 +14,8 @@
 
 namespace halo::cli {
 
-int run_exo_fuzz(const CampaignCliOptions& opt, std::ostream& out, std::ostream& err) {
+int run_exo_fuzz(const CampaignCliOptions& opt, const std::vector<std::string>& weights, std::ostream& out,
+                 std::ostream& err) {
   if (!opt.replay.empty() || !opt.fuzzer_inputs.empty())
     throw InputError(Diagnostic{"<command line>", {}, "--target exo replays a finding with `halo exo SCRIPT.py "
                                                       "scheduled --spec SPEC.halo` (the command is in the script)"});
@@ -31,6 +32,7 @@ int run_exo_fuzz(const CampaignCliOptions& opt, std::ostream& out, std::ostream&
   o.max_findings = opt.max_findings;
   o.shrink_tries = opt.shrink_tries;
   o.shrink_seconds = opt.shrink_seconds;
+  for (const std::string& w : weights) o.weights.set(w);
   o.identity = campaign_identity(opt, o.cases);
   if (!opt.resumed_record.is_null()) {
     o.resume = true;
@@ -62,6 +64,13 @@ int run_exo_fuzz(const CampaignCliOptions& opt, std::ostream& out, std::ostream&
     out << fmt::format("exo campaign (seed {}, shard {}/{}): {} cases in {:.1f} s ({:.2f} cases/s)\n", o.seed, shard,
                        shards, ran, secs, secs > 0 ? double(ran) / secs : 0.0);
     for (const auto& [k, n] : summary["outcomes"].items()) out << fmt::format("  {:<14} {}\n", k, n.get<uint64_t>());
+    if (!summary["coverage"].empty()) {
+      out << "coverage of the program family's primitives (drawn: applied / rejected / nowhere to apply / crashed):\n";
+      for (const auto& [prim, c] : summary["coverage"].items())
+        out << fmt::format("  {:<24} {:>5}: {:>5} / {:>5} / {:>5} / {:>3}\n", prim, c["drawn"].get<uint64_t>(),
+                           c["applied"].get<uint64_t>(), c["rejected"].get<uint64_t>(), c["skipped"].get<uint64_t>(),
+                           c["crashed"].get<uint64_t>());
+    }
     for (const auto& f : summary["findings"]) {
       out << fmt::format("finding ({}): {}\n", f["kind"].get<std::string>(), f["detail"].get<std::string>());
       if (f.contains("script_text"))
@@ -69,7 +78,9 @@ int run_exo_fuzz(const CampaignCliOptions& opt, std::ostream& out, std::ostream&
             << f["script_text"].get<std::string>() << "  its spec:\n"
             << f["spec_text"].get<std::string>();
       else
-        out << fmt::format("  re-run: {}\n", f["reproduce"].get<std::string>());
+        out << fmt::format("  re-run: {}{}\n", f["reproduce"].get<std::string>(),
+                           f.contains("reproducer") ? "; standalone: python3 " + f["reproducer"].get<std::string>()
+                                                    : std::string());
     }
   }
   if (write_failure) {

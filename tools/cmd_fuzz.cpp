@@ -34,7 +34,7 @@ Subcommand register_fuzz(CLI::App& app) {
     o->campaign.identity_options.push_back(name);
   return {cmd, [o](std::ostream& out, std::ostream& err) {
             resume_recorded_campaign(o->campaign, "fuzz");  // restores --target and the rest of the record
-            if (o->target == "exo" || o->target.rfind("exo@", 0) == 0) return run_exo_fuzz(o->campaign, out, err);  // tools/cmd_exo_fuzz.cpp
+            if (o->target == "exo" || o->target.rfind("exo@", 0) == 0) return run_exo_fuzz(o->campaign, o->halide.weights, out, err);  // tools/cmd_exo_fuzz.cpp
             CampaignCommand c;
             c.name = "fuzz";
             c.target = o->target;

@@ -44,6 +44,8 @@ void check_halide_flags(CLI::App* cmd, const std::string& target, const std::str
                                                        "--no-memcheck", "--float-mode"};
           if (tvm_flags.count(flag)) continue;
         }
+        // The Exo generator takes its own weights (families and primitives, docs/kernels.md).
+        if (flag == std::string("--weight") && (target == "exo" || target.rfind("exo@", 0) == 0)) continue;
         // The typed expression generator also feeds halo's own pipeline.
         if (flag == std::string("--generator") && target == "self" && cmd->get_option(flag)->as<std::string>() != "halide")
           continue;
@@ -271,7 +273,8 @@ void add_halide_fuzz_flags(CLI::App* fuzz, const std::string& target, HalideFuzz
       ->capture_default_str();
   fuzz->add_option("--weight", f.weights,
                    "with --target halide: NAME=PERCENT, how often the halide generator draws a pattern (repeatable; "
-                   "the names and defaults are in docs/fuzzing.md)");
+                   "the names and defaults are in docs/fuzzing.md); with --target exo: NAME=WEIGHT (0..100) of a "
+                   "family or a scheduling primitive, relative to the others (docs/kernels.md)");
   check_halide_flags(fuzz, target, f.halide_target,
                      {"--halide-target", "--no-memcheck", "--halide-timeout", "--triage", "--generator", "--weight",
                       "--float-mode"});

@@ -59,8 +59,13 @@ class Effects:
         self.reads, self.writes = set(), set()
 
     def stmts(self, body, alias):
+        # a window statement binds its name for the rest of its own block, at any depth
         for s in body:
+            self.pending_alias = None
             self.stmt(s, alias)
+            if self.pending_alias is not None:
+                alias = self.pending_alias
+        self.pending_alias = None
 
     def root(self, name, alias):
         return alias.get(name, name)
@@ -114,12 +119,7 @@ class Effects:
                     self.expr(actual, alias)
 
     def block(self, body):
-        alias = {}
-        for s in body:
-            self.pending_alias = None
-            self.stmt(s, alias)
-            if self.pending_alias is not None:
-                alias = self.pending_alias
+        self.stmts(body, {})
 
 
 def extent(e, sizes):
@@ -174,6 +174,9 @@ def main(argv):
         if spec is None:
             fail(2, f"{script}: error: cannot load this file as a Python module")
         module = importlib.util.module_from_spec(spec)
+        # registered as `python SCRIPT.py` would be: Exo's @config and @instr read their
+        # class's source through the module
+        sys.modules[spec.name] = module
         spec.loader.exec_module(module)
     except SystemExit as e:
         # The script's own exit is its failure (status 2 here), never mistaken for this

@@ -153,6 +153,7 @@ ExoCompileResult compile_exo_proc(const std::string& script, const std::string& 
                                                          timeout_seconds, timeout_flag);
   } else if (r.exited && r.exit_code == 0) {
     res.status = ExoCompileResult::Status::Compiled;
+    res.log = r.output;
     read_signature(outdir, res);
   } else if (r.exited && r.exit_code == 3 && r.output.find(kNotImportable) != std::string::npos) {
     // Only the helper's own import of exo says this; a script's sys.exit(3) is its failure.
@@ -322,6 +323,7 @@ ExoKernelReport check_exo_kernel(const std::string& script, const std::string& p
                       : "unknown";
   r.script = script;
   r.proc = proc;
+  r.log = c.log;
   if (options.keep) r.kernel.workdir += " (generated C and manifest: " + dir.path + ")";
   return r;
 }

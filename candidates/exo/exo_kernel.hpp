@@ -45,6 +45,7 @@ struct ExoCompileResult {
   std::string message;        // Rejected/Limit/Unavailable: what happened, with Python's own words
   nlohmann::json signature;   // Compiled: candidates/exo/exo_compile.py's signature.json
   std::string source;         // Compiled: path of the generated .c
+  std::string log;            // what the script printed (a fuzzing case logs its schedule's steps)
 };
 
 // Runs SCRIPT, compiles PROC into `outdir`, within the earlier of `timeout_seconds` (raised
@@ -77,6 +78,7 @@ nlohmann::json exo_kernel_manifest(const nlohmann::json& signature, const std::s
 struct ExoKernelReport {
   KernelReport kernel;
   std::string exo_version, script, proc;
+  std::string log;  // what the script printed while Exo ran it
 };
 ExoKernelReport check_exo_kernel(const std::string& script, const std::string& proc, const ExoBinding& binding,
                                  const KernelOptions& options, double exo_timeout_seconds = kExoDefaultSeconds,
