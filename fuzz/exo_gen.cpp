@@ -49,6 +49,7 @@ ExoGenWeights::ExoGenWeights() {
   // not a relative weight but a percent: how often the program family keeps a right operand
   // of the same precedence or a double negation (exo_program.hpp)
   weight["right-nested"] = 10;
+  weight["window"] = 5;  // likewise a percent: how often a stage writes through a window
   // where the unsound rewrites have been: staging, inlining, loop division and fission,
   // buffer reshaping and reuse
   for (const char* p : {"stage_mem", "divide_loop", "inline_assign", "fission", "lift_alloc", "reorder_loops",
@@ -287,7 +288,7 @@ ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed, const ExoGe
   c.family = ExoFamily(std::find(families.begin(), families.end(), family) - families.begin());
   c.elem = pick(rng, 0, 2) == 0 ? "i32" : "f32";
   if (c.family == ExoFamily::Program) {
-    c.program = generate_exo_program(rng, weights.weight.at("right-nested"));
+    c.program = generate_exo_program(rng, weights.weight.at("right-nested"), weights.weight.at("window"));
     c.elem = c.program.elem;
     c.sizes = {{"N", c.program.n}, {"M", c.program.m}};
     int n = int(pick(rng, 1, 12));
@@ -402,7 +403,7 @@ std::string exo_script_prelude(const ExoKernelCase& c) {
     s += "from exo import DRAM, config, instr\nfrom exo.libs.externs import select\n"
          "from exo.libs.memories import DRAM_STACK, DRAM_STATIC\n\n\n"
          "@config\nclass Cfg:\n    vi: i32\n    vf: f32\n    ix: index\n\n\n"
-         "@instr(\"/* halo_noop */\")\ndef halo_noop():\n    pass\n";
+         "@instr(\"(void)0;\")\ndef halo_noop():\n    pass\n";
   return s + "\n\n@proc\n" + algorithm(c);
 }
 

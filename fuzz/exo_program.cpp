@@ -451,7 +451,7 @@ bool finish_exo_program(ExoProgram& p) {
   return true;
 }
 
-ExoProgram generate_exo_program(std::mt19937_64& rng, int right_nested_percent) {
+ExoProgram generate_exo_program(std::mt19937_64& rng, int right_nested_percent, int window_percent) {
   static const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17};
   for (int attempt = 0;; ++attempt) {
     ExoProgram p;
@@ -460,6 +460,7 @@ ExoProgram generate_exo_program(std::mt19937_64& rng, int right_nested_percent) 
     p.m = sizes[pick(rng, 0, 10)];
     p.use_w = chance(rng, 40);
     int nstages = int(pick(rng, 1, 3));
+    p.use_w = p.use_w && nstages > 1;  // W's stage is the last of at least two
     ValueContext c;
     c.elem = p.elem;
     c.buffers = {{"X", input_range("X")}, {"Z", input_range("Z")}, {"Y", input_range("Y")}};
@@ -490,7 +491,7 @@ ExoProgram generate_exo_program(std::mt19937_64& rng, int right_nested_percent) 
         c.temps["t"] = {};
       }
       st.rhs = value_expr(rng, c, int(pick(rng, 1, 3)), true);
-      st.window = !st.reversed_write && chance(rng, 20);
+      st.window = !st.reversed_write && chance(rng, window_percent);
       p.stages.push_back(st);
     }
     for (auto& st : p.stages) {

@@ -55,8 +55,10 @@ struct ExoProgram {
 };
 
 // `right_nested_percent`: how often a right operand of the same precedence, or a negation
-// of a negation, is kept (exo-lang 1.0.0 prints both wrong in C; 100 keeps every one drawn).
-ExoProgram generate_exo_program(std::mt19937_64& rng, int right_nested_percent = 100);
+// of a negation, is kept (exo-lang 1.0.0 prints both wrong in C; 100 keeps every one drawn);
+// `window_percent`: how often a stage writes through a window (which exo-lang 1.0.0
+// declares read-only in C).
+ExoProgram generate_exo_program(std::mt19937_64& rng, int right_nested_percent = 100, int window_percent = 20);
 
 // The algorithm as the body of `@proc def kernel(...)` (no decorator).
 std::string exo_program_proc(const ExoProgram& p);
