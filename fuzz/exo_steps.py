@@ -44,13 +44,26 @@ from exo.API_cursors import (
     WindowExprCursor,
 )
 
-try:
-    from exo.rewrite.new_eff import SchedulingError
-except ImportError:  # a later Exo moved it
-    from exo import SchedulingError  # type: ignore
+from exo import SchedulingError
+from exo.frontend.parse_fragment import ParseFragmentError
+from exo.rewrite.LoopIR_unification import UnificationError
 
-# The exceptions with which Exo refuses a step (its documented way of saying no).
-REFUSALS = (SchedulingError, TypeError, ValueError)
+# The exceptions with which Exo refuses a step: its scheduling errors, its argument checks'
+# TypeError/ValueError, a pattern or expression string naming what is not in scope, and
+# replace's failure to unify (documented: "replace fails to unify").
+REFUSALS = (SchedulingError, TypeError, ValueError, ParseFragmentError, UnificationError)
+
+# Exo's API layer checks some arguments with `assert` (resize_dim's fold size, ...): an
+# AssertionError raised there, and not deeper inside Exo, is such a check saying no.
+ARGUMENT_LAYER = ("exo/API_scheduling.py", "exo/API_cursors.py", "exo/API.py")
+
+
+def innermost_exo_frame(e):
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if "/exo/" in f.filename]
+    if not frames:
+        return "?"
+    f = frames[-1]
+    return f"exo/{f.filename.split('/exo/', 1)[1]}:{f.lineno}"
 
 # Primitives exported by exo.API_scheduling that the campaign never draws, and why. Every
 # other exported primitive has a drawer below (tests/test_exo.cpp checks both lists against
@@ -677,14 +690,12 @@ def run(p, draws, ns):
         flat = call.replace("\n", " ;; ")
         try:
             q = thunk()
-        except REFUSALS as e:
+        except Exception as e:  # noqa: BLE001 - a refusal, or Exo failed inside: an internal error
+            where = innermost_exo_frame(e)
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-            print(f"halo-step rejected: {prim} | {flat} | {type(e).__name__}: {first[:200]}")
-            continue
-        except Exception as e:  # noqa: BLE001 - Exo failed inside: an internal error
-            tb = traceback.extract_tb(e.__traceback__)
-            where = next((f"{f.filename.split('site-packages/')[-1]}:{f.lineno}" for f in reversed(tb)
-                          if "/exo/" in f.filename), "?")
+            if isinstance(e, REFUSALS) or (isinstance(e, AssertionError) and where.rsplit(":", 1)[0] in ARGUMENT_LAYER):
+                print(f"halo-step rejected: {prim} | {flat} | {type(e).__name__} at {where}: {first[:200]}")
+                continue
             print(f"halo-step crashed: {prim} | {flat} | {type(e).__name__} at {where}: {str(e)[:200]!r}")
             raise
         p = q
