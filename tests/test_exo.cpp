@@ -114,6 +114,52 @@ TEST_CASE("exo: a procedure that skips the last element is flagged, and sizes bi
   CHECK(small["compared"] == 5);
 }
 
+TEST_CASE("exo: roles come from the unscheduled procedure, so a rewrite that loses a write is a finding",
+          "[exo][roles]") {
+  REQUIRE_EXO_OR_SKIP();
+  Scratch s("roles");
+  std::string spec = s.write("twice.halo", kCopySpec);
+  // A scheduled procedure whose body lost the only write to y, derived from `twice` as a
+  // buggy primitive would derive it (Exo records the input of each rewrite as provenance).
+  std::string lost = s.write(
+      "lost.py", copy_script("n") +
+                     "\nfrom exo.API import Procedure\nfrom exo.core.LoopIR import LoopIR\n"
+                     "ir = twice._loopir_proc\n"
+                     "lost = Procedure(ir.update(body=[LoopIR.Pass(ir.srcinfo)]), _provenance_eq_Procedure=twice)\n");
+  nlohmann::json j = run_json({lost, "lost", "--spec", spec});
+  // before, y was taken for an input (the scheduled code only "reads" it) and this held
+  CHECK(j["verdict"] == "violated");
+  CHECK(j["mismatches"] == 21);
+  bool said = false;
+  for (const auto& d : j["exo"]["role_differences"])
+    said |= d.get<std::string>().rfind("y: written by the specification, not used by the scheduled procedure", 0) == 0;
+  CHECK(said);
+  // a sound schedule changes no role
+  std::string split = s.write("split.py", copy_script("n") +
+                                              "\nfrom exo.stdlib.scheduling import divide_loop\n"
+                                              "split = divide_loop(twice, 'i', 4, ['io', 'ii'], tail='cut')\n");
+  nlohmann::json ok = run_json({split, "split", "--spec", spec});
+  CHECK(ok["verdict"] == "holds");
+  CHECK(ok["exo"]["role_differences"].empty());
+}
+
+TEST_CASE("exo: the manifest binds each tensor by the specification's role, not the scheduled code's", "[exo][roles]") {
+  Scratch s("roles-manifest");
+  std::string spec = s.write("twice.halo", kCopySpec);
+  nlohmann::json sig = nlohmann::json::parse(R"({"function": "twice", "source": "twice.c", "platform": "c", "args": [
+    {"name": "n", "kind": "size", "ctype": "int_fast32_t", "read": true, "written": false},
+    {"name": "x", "kind": "tensor", "type": "i32", "ctype": "int32_t", "shape": ["n"], "read": true, "written": false,
+     "scheduled_read": false, "scheduled_written": false},
+    {"name": "y", "kind": "tensor", "type": "i32", "ctype": "int32_t", "shape": ["n"], "read": false, "written": true,
+     "scheduled_read": true, "scheduled_written": false}]})");
+  halo::ExoBinding b;
+  b.spec = spec;
+  nlohmann::json m = halo::exo_kernel_manifest(sig, s.write("twice.c", ""), b, "test");
+  REQUIRE(m["args"].size() == 4);  // the context first
+  CHECK(m["args"][2]["kind"] == "input");
+  CHECK(m["args"][3]["kind"] == "output");  // the scheduled code only reads y: still compared
+}
+
 TEST_CASE("exo: C that Exo emits and the C compiler rejects is a compile-error finding (exit 1)", "[exo][findings]") {
   REQUIRE_EXO_OR_SKIP();
   // docs/findings/exo: Exo 1.0.0 writes a float literal into an array subscript.

@@ -50,8 +50,12 @@ Subcommand register_exo(CLI::App& app) {
                       ExoKernelReport r = check_exo_kernel(st->script, st->proc, b, st->run.options(), st->exo_timeout);
                       if (st->json) out << exo_report_to_json(r).dump(-1, ' ', false, kReplaceInvalidUtf8) << "\n";
                       else
-                        out << "Exo " << r.exo_version << ": " << r.script << " " << r.proc << "\n"
-                            << render_kernel_report(r.kernel);
+                      {
+                        out << "Exo " << r.exo_version << ": " << r.script << " " << r.proc << "\n";
+                        for (const auto& d : r.role_differences)
+                          out << "  note: roles are the unscheduled procedure's; " << d << "\n";
+                        out << render_kernel_report(r.kernel);
+                      }
                       return r.kernel.holds() ? kExitOk : kExitFinding;
                     }};
 }

@@ -11,7 +11,10 @@ the C function's name, the platform its instructions need ("gemmini", "avx512" o
 and one entry per argument in the C function's order after the context: its kind
 ("size", "index", "stride", "bool", "scalar", "tensor"), Exo and C element types, its
 shape (each extent an integer, the name of a size argument, or an expression halo
-cannot evaluate), whether the procedure reads it and whether it writes it.
+cannot evaluate), whether the specification reads it and writes it ("read", "written":
+the procedure the user wrote, before any scheduling, which is what halo compares
+against) and whether the scheduled procedure does ("scheduled_read",
+"scheduled_written").
 
 Exit status: 0 compiled; 2 the script, the procedure or Exo rejected it (the message is
 on stderr; for a fuzzing campaign this is a schedule Exo refused, not a finding); 3 Exo
@@ -130,15 +133,36 @@ def extent(e, sizes):
     return {"expr": str(e)}
 
 
+def specification_of(p):
+    """The procedure p was scheduled from: Exo records each rewrite's input as the
+    result's provenance, back to the procedure the user wrote (p itself if unscheduled)."""
+    seen = set()
+    while getattr(p, "_provenance_eq_Procedure", None) is not None and id(p) not in seen:
+        seen.add(id(p))
+        p = p._provenance_eq_Procedure
+    return p
+
+
+def effects_of(p):
+    """{argument name: (read, written)} of a procedure's body."""
+    eff = Effects()
+    eff.block(p._loopir_proc.body)
+    return {str(a.name): (a.name in eff.reads, a.name in eff.writes) for a in p._loopir_proc.args}
+
+
 def describe(p):
     ir = p._loopir_proc
-    eff = Effects()
-    eff.block(ir.body)
+    # An argument's role is the specification's: a rewrite that stops writing an argument
+    # must not turn it into an input that is only checked to stay unchanged.
+    spec = effects_of(specification_of(p))
+    sched = effects_of(p)
     sizes = {str(a.name) for a in ir.args if type_name(a.type) == "size"}
     args = []
     for a in ir.args:
         t = a.type
-        entry = {"name": str(a.name), "read": a.name in eff.reads, "written": a.name in eff.writes,
+        read, written = spec.get(str(a.name), sched[str(a.name)])
+        entry = {"name": str(a.name), "read": read, "written": written,
+                 "scheduled_read": sched[str(a.name)][0], "scheduled_written": sched[str(a.name)][1],
                  "mem": getattr(a.mem, "name", lambda: str(a.mem))() if a.mem else "DRAM"}
         tn = type_name(t)
         if tn in ("size", "index", "stride"):

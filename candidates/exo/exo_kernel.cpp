@@ -324,13 +324,26 @@ ExoKernelReport check_exo_kernel(const std::string& script, const std::string& p
   r.script = script;
   r.proc = proc;
   r.log = c.log;
+  for (const auto& a : c.signature.at("args")) {
+    if (!a.contains("scheduled_read") || !a.contains("scheduled_written") || !a["scheduled_read"].is_boolean() ||
+        !a["scheduled_written"].is_boolean())
+      continue;  // not said (read_signature checked "read" and "written")
+    auto role = [](bool read, bool written) {
+      return std::string(read && written ? "read and written" : written ? "written" : read ? "read" : "not used");
+    };
+    std::string spec = role(a.at("read").get<bool>(), a.at("written").get<bool>());
+    std::string sched = role(a.at("scheduled_read").get<bool>(), a.at("scheduled_written").get<bool>());
+    if (spec != sched)
+      r.role_differences.push_back(fmt::format("{}: {} by the specification, {} by the scheduled procedure",
+                                               a.at("name").get<std::string>(), spec, sched));
+  }
   if (options.keep) r.kernel.workdir += " (generated C and manifest: " + dir.path + ")";
   return r;
 }
 
 nlohmann::json exo_report_to_json(const ExoKernelReport& r) {
   nlohmann::json j = kernel_report_to_json(r.kernel);
-  j["exo"] = {{"version", r.exo_version}, {"script", r.script}, {"proc", r.proc}};
+  j["exo"] = {{"version", r.exo_version}, {"script", r.script}, {"proc", r.proc}, {"role_differences", r.role_differences}};
   return j;
 }
 

@@ -79,6 +79,10 @@ struct ExoKernelReport {
   KernelReport kernel;
   std::string exo_version, script, proc;
   std::string log;  // what the script printed while Exo ran it
+  // Arguments whose role in the scheduled code differs from the specification's (the
+  // unscheduled procedure's), which is the one checked: "y: written by the specification,
+  // never written by the scheduled procedure".
+  std::vector<std::string> role_differences;
 };
 ExoKernelReport check_exo_kernel(const std::string& script, const std::string& proc, const ExoBinding& binding,
                                  const KernelOptions& options, double exo_timeout_seconds = kExoDefaultSeconds,
