@@ -285,20 +285,10 @@ def d_reorder_loops(d):
     return f"reorder_loops(p, {t})", lambda: S.reorder_loops(d.p, c)
 
 
-def d_remove_loop(d):
-    c, t = d.one(d.loops())
-    return f"remove_loop(p, {t})", lambda: S.remove_loop(d.p, c)
-
-
 def d_unroll_loop(d):
     consts = [(c, t) for c, t in d.loops() if isinstance(c.hi(), LiteralCursor) and isinstance(c.lo(), LiteralCursor)]
     c, t = d.one(consts)
     return f"unroll_loop(p, {t})", lambda: S.unroll_loop(d.p, c)
-
-
-def d_parallelize_loop(d):
-    c, t = d.one(d.loops())
-    return f"parallelize_loop(p, {t})", lambda: S.parallelize_loop(d.p, c)
 
 
 def d_fuse(d):
@@ -325,11 +315,6 @@ def d_autofission(d):
     return f"autofission(p, {t}, n_lifts={n})", lambda: S.autofission(d.p, g, n_lifts=n)
 
 
-def d_lift_scope(d):
-    c, t = d.one(of(stmts(d.p), ForCursor, IfCursor))
-    return f"lift_scope(p, {t})", lambda: S.lift_scope(d.p, c)
-
-
 def d_specialize(d):
     c, t = d.one(stmts(d.p))
     conds = d.r.choice([["N == 1"], ["M == 1"], ["N == 4"], ["M % 2 == 0"], ["N < 3", "M > 5"], ["M == 3", "N == 2"]])
@@ -346,31 +331,6 @@ def d_add_loop(d):
 def block_of_two(d):
     a, ta, b, tb = d.adjacent()
     return a.expand(0, 1), f"{ta}.expand(0, 1)"
-
-
-def d_lift_reduce_constant(d):
-    b, t = block_of_two(d)
-    return f"lift_reduce_constant(p, {t})", lambda: S.lift_reduce_constant(d.p, b)
-
-
-def d_merge_writes(d):
-    b, t = block_of_two(d)
-    return f"merge_writes(p, {t})", lambda: S.merge_writes(d.p, b)
-
-
-def d_reorder_stmts(d):
-    b, t = block_of_two(d)
-    return f"reorder_stmts(p, {t})", lambda: S.reorder_stmts(d.p, b)
-
-
-def d_split_write(d):
-    c, t = d.one(of(stmts(d.p), AssignCursor, ReduceCursor))
-    return f"split_write(p, {t})", lambda: S.split_write(d.p, c)
-
-
-def d_fold_into_reduce(d):
-    c, t = d.one(of(stmts(d.p), AssignCursor))
-    return f"fold_into_reduce(p, {t})", lambda: S.fold_into_reduce(d.p, c)
 
 
 def d_commute_expr(d):
@@ -404,11 +364,6 @@ def d_inline_assign(d):
     return f"inline_assign(p, {t})", lambda: S.inline_assign(d.p, c)
 
 
-def d_inline_window(d):
-    c, t = d.one(of(stmts(d.p), WindowStmtCursor))
-    return f"inline_window(p, {t})", lambda: S.inline_window(d.p, c)
-
-
 def d_set_window(d):
     c, t = d.one(d.allocs())
     v = d.r.random() < 0.8
@@ -427,11 +382,6 @@ def d_autolift_alloc(d):
     keep = d.r.random() < 0.5
     return f"autolift_alloc(p, {t}, n_lifts={n}, keep_dims={keep})", lambda: S.autolift_alloc(
         d.p, c, n_lifts=n, keep_dims=keep)
-
-
-def d_sink_alloc(d):
-    c, t = d.one(d.allocs())
-    return f"sink_alloc(p, {t})", lambda: S.sink_alloc(d.p, c)
 
 
 def d_expand_dim(d):
@@ -491,11 +441,6 @@ def d_unroll_buffer(d):
     c, t = d.one(tensor_allocs(d))
     dim = d.r.randrange(len(c.shape()))
     return f"unroll_buffer(p, {t}, {dim})", lambda: S.unroll_buffer(d.p, c, dim)
-
-
-def d_delete_buffer(d):
-    c, t = d.one(d.allocs())
-    return f"delete_buffer(p, {t})", lambda: S.delete_buffer(d.p, c)
 
 
 def d_reuse_buffer(d):
@@ -588,23 +533,8 @@ def d_bind_config(d):
     return f"bind_config(p, {t}, Cfg, {field!r})", lambda: S.bind_config(d.p, e, cfg, field)
 
 
-def d_delete_config(d):
-    c, t = d.one(of(stmts(d.p), AssignConfigCursor))
-    return f"delete_config(p, {t})", lambda: S.delete_config(d.p, c)
-
-
 def d_delete_pass(d):
     return "delete_pass(p)", lambda: S.delete_pass(d.p)
-
-
-def d_insert_pass(d):
-    g, t = gap_of(d)
-    return f"insert_pass(p, {t})", lambda: S.insert_pass(d.p, g)
-
-
-def d_eliminate_dead_code(d):
-    c, t = d.one(of(stmts(d.p), ForCursor, IfCursor))
-    return f"eliminate_dead_code(p, {t})", lambda: S.eliminate_dead_code(d.p, c)
 
 
 def d_rename(d):
@@ -630,11 +560,6 @@ def d_extract_subproc(d):
 
 def calls(d):
     return of(stmts(d.p), CallCursor)
-
-
-def d_inline(d):
-    c, t = d.one(calls(d))
-    return f"inline(p, {t})", lambda: S.inline(d.p, c)
 
 
 def d_call_eqv(d):
@@ -667,7 +592,57 @@ def d_insert_noop_call(d):
     return f"insert_noop_call(p, {t}, halo_noop, [])", lambda: S.insert_noop_call(d.p, g, noop, [])
 
 
+# Where a primitive applies when a cursor is all it takes.
+def loops(d):
+    return d.one(d.loops())
+
+
+def scopes(d):
+    return d.one(of(stmts(d.p), ForCursor, IfCursor))
+
+
+def writes(d):
+    return d.one(of(stmts(d.p), AssignCursor, ReduceCursor))
+
+
+def assigns(d):
+    return d.one(of(stmts(d.p), AssignCursor))
+
+
+def windows(d):
+    return d.one(of(stmts(d.p), WindowStmtCursor))
+
+
+def allocs(d):
+    return d.one(d.allocs())
+
+
+def config_writes(d):
+    return d.one(of(stmts(d.p), AssignConfigCursor))
+
+
+def call_sites(d):
+    return d.one(calls(d))
+
+
+ON_A_CURSOR = {
+    "remove_loop": loops, "parallelize_loop": loops, "lift_scope": scopes, "eliminate_dead_code": scopes,
+    "lift_reduce_constant": block_of_two, "merge_writes": block_of_two, "reorder_stmts": block_of_two,
+    "split_write": writes, "fold_into_reduce": assigns, "inline_window": windows, "sink_alloc": allocs,
+    "delete_buffer": allocs, "delete_config": config_writes, "insert_pass": gap_of, "inline": call_sites,
+}
+
+
+def on_a_cursor(name, where):
+    def drawer(d):
+        c, t = where(d)
+        return f"{name}(p, {t})", lambda: getattr(S, name)(d.p, c)
+
+    return drawer
+
+
 DRAWERS = {name[2:]: f for name, f in globals().items() if name.startswith("d_")}
+DRAWERS.update({name: on_a_cursor(name, where) for name, where in ON_A_CURSOR.items()})
 
 
 def run(p, draws, ns):

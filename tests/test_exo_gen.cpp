@@ -17,7 +17,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -278,4 +281,25 @@ TEST_CASE("exo gen: a campaign's summary counts every primitive's coverage and r
     drawn += d;
   }
   CHECK(drawn > 0);
+}
+
+TEST_CASE("exo gen: every filed standalone reproducer still shows its bug in exo-lang 1.0.0",
+          "[exo-gen][exo][findings]") {
+  REQUIRE_EXO_OR_SKIP();
+  namespace fs = std::filesystem;
+  int ran = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(HALO_SOURCE_DIR) + "/docs/findings/exo")) {
+    if (entry.path().extension() != ".py") continue;
+    std::ifstream in(entry.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("Exo reproducer written by halo") == std::string::npos) continue;  // a `halo exo` case
+    halo::ProcessLimits lim;
+    lim.wall_seconds = 300;
+    halo::ProcessResult r = halo::run_process({halo::exo_paths().python, entry.path().string()}, {}, ".", lim, 1 << 20);
+    INFO(entry.path().string() << "\n" << r.output);
+    CHECK(r.exited);
+    CHECK(r.exit_code == 1);  // 0 would mean the installed Exo no longer has the bug
+    ++ran;
+  }
+  CHECK(ran >= 10);
 }
