@@ -205,8 +205,22 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
     }
   };
   auto enough = [&] { return opt.max_findings && findings.size() + earlier >= opt.max_findings; };
+  CampaignProgress shown;
+  auto report = [&](uint64_t i, bool working, const char* phase) {
+    if (!progress) return;
+    shown.cases = shown.programs = ran;
+    shown.findings = findings.size();
+    shown.limits = outcomes.count("limit") ? outcomes["limit"] : 0;
+    shown.seconds = elapsed();
+    shown.working = working;
+    shown.current_case = i;
+    shown.current_for = 0;
+    shown.phase = phase;
+    progress(shown);
+  };
   // Case i: false when the campaign must stop (a write failed).
   auto run_case = [&](uint64_t i) {
+    report(i, true, "case");
     std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull + i);
     ExoKernelCase c = generate_exo_case(rng, opt.seed, opt.weights);
     ExoCaseOutcome o;
@@ -221,7 +235,7 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
     ++outcomes[o.kind];
     ++families[exo_family_name(c.family)];
     count_coverage(c, o, coverage);
-    if (progress) progress(i, elapsed(), o.kind);
+    report(i, o.finding, o.finding ? "shrinking" : "case");
     if (!o.finding) return true;
     int tries = 0;
     ExoKernelCase small;

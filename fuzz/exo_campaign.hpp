@@ -11,6 +11,7 @@
 // machinery: shards, progress records, --resume and atomic finding files.
 #pragma once
 
+#include "fuzz/campaign.hpp"
 #include "fuzz/exo_gen.hpp"
 
 #include <nlohmann/json.hpp>
@@ -52,8 +53,9 @@ struct ExoCampaignOptions {
   std::string progress_path;  // "": campaign_progress_path; --resume keeps the one it read
 };
 
-// Called after each case: its index, the seconds so far and its outcome.
-using ExoProgress = std::function<void(uint64_t, double, const std::string&)>;
+// Progress as every campaign reports it (campaign.hpp): when a case starts, after each
+// case, and when a finding's shrinking starts.
+using ExoProgress = ProgressFn;
 
 // Runs the campaign; returns its summary {"target", "seed", "shard", "cases", "seconds",
 // "cases_per_second", "outcomes", "families", "coverage" (per primitive of the program

@@ -6,6 +6,7 @@
 #include "fuzz/exo_gen.hpp"
 #include "candidates/exo/exo_kernel.hpp"
 #include "tests/cli_support.hpp"
+#include "tests/exo_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -24,19 +25,7 @@ CliResult run(std::vector<std::string> args) { return halo::test::run_halo(std::
 
 std::string example(const std::string& name) { return std::string(HALO_SOURCE_DIR) + "/examples/exo/" + name; }
 
-// Empty when exo-lang is importable; checked once per test binary.
-const std::string& exo_missing() {
-  static const std::string reason = halo::exo_unavailable_reason();
-  return reason;
-}
-
-#define REQUIRE_EXO_OR_SKIP()                                                        \
-  do {                                                                               \
-    if (!exo_missing().empty()) {                                                    \
-      WARN("exo-lang is not installed, this test is skipped: " << exo_missing());    \
-      return;                                                                        \
-    }                                                                                \
-  } while (0)
+using halo::test::exo_missing;
 
 nlohmann::json run_json(std::vector<std::string> args) {
   args.insert(args.begin(), "exo");
@@ -141,6 +130,51 @@ TEST_CASE("exo: roles come from the unscheduled procedure, so a rewrite that los
   nlohmann::json ok = run_json({split, "split", "--spec", spec});
   CHECK(ok["verdict"] == "holds");
   CHECK(ok["exo"]["role_differences"].empty());
+}
+
+TEST_CASE("exo: a write lost through Exo's own API (call_eqv with a claimed equivalence) is a finding, noted in the text",
+          "[exo][roles]") {
+  REQUIRE_EXO_OR_SKIP();
+  Scratch s("roles-call-eqv");
+  std::string spec = s.write("twice.halo", kCopySpec);
+  // unsafe_assert_eq claims a procedure that does nothing equivalent to the one that writes
+  // y; call_eqv then swaps the call and records `twice` as the result's provenance.
+  std::string script = s.write("swap.py", R"py(from __future__ import annotations
+from exo import proc
+from exo.API_scheduling import call_eqv
+
+@proc
+def store_twice(n: size, x: i32[n], y: i32[n]):
+    for i in seq(0, n):
+        y[i] = x[i] * 2
+
+@proc
+def store_nothing(n: size, x: i32[n], y: i32[n]):
+    pass
+
+store_nothing.unsafe_assert_eq(store_twice)
+
+@proc
+def twice(n: size, x: i32[n], y: i32[n]):
+    store_twice(n, x, y)
+
+swapped = call_eqv(twice, "store_twice(_)", store_nothing)
+)py");
+  nlohmann::json j = run_json({script, "swapped", "--spec", spec});
+  CHECK(j["verdict"] == "violated");
+  CHECK(j["mismatches"] == 21);
+  // tensors only: n and x are no longer read either, which decides nothing
+  REQUIRE(j["exo"]["role_differences"].size() == 2);
+  CHECK(j["exo"]["role_differences"][1] == "y: written by the specification, not used by the scheduled procedure");
+  CliResult text = run({"exo", script, "swapped", "--spec", spec});
+  CHECK(text.status == 1);
+  CHECK(text.out.find("note: roles are the unscheduled procedure's; y: written by the specification, not used by "
+                      "the scheduled procedure") != std::string::npos);
+  CHECK(text.out.find("n: read by") == std::string::npos);
+  // the unscheduled procedure is its own specification: no note, and it holds
+  CliResult own = run({"exo", script, "twice", "--spec", spec});
+  CHECK(own.status == 0);
+  CHECK(own.out.find("note:") == std::string::npos);
 }
 
 TEST_CASE("exo: the manifest binds each tensor by the specification's role, not the scheduled code's", "[exo][roles]") {

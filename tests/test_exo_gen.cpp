@@ -13,6 +13,7 @@
 #include "semantics/parser.hpp"
 #include "support/run_process.hpp"
 #include "tests/cli_support.hpp"
+#include "tests/exo_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -29,18 +30,7 @@ namespace {
 using halo::fuzz::ExoExpr;
 using Op = ExoExpr::Op;
 
-const std::string& exo_missing() {
-  static const std::string reason = halo::exo_unavailable_reason();
-  return reason;
-}
-
-#define REQUIRE_EXO_OR_SKIP()                                                     \
-  do {                                                                            \
-    if (!exo_missing().empty()) {                                                 \
-      WARN("exo-lang is not installed, this test is skipped: " << exo_missing()); \
-      return;                                                                     \
-    }                                                                             \
-  } while (0)
+using halo::test::exo_missing;
 
 // Every node of every expression of a program.
 void each_expr(const halo::fuzz::ExoProgram& p, const std::function<void(const ExoExpr&)>& f) {

@@ -235,6 +235,17 @@ int replay(const CampaignCliOptions& o, const CampaignCommand& c, const Limits& 
 
 }  // namespace
 
+void with_campaign_progress(const std::string& name, std::ostream& err,
+                            const std::function<void(const fuzz::ProgressFn&, const std::function<bool()>&)>& body) {
+  std::optional<ProgressTicker> ticker;
+  if (&err == &std::cerr && isatty(STDERR_FILENO)) ticker.emplace(name, err);
+  InterruptGuard guard;
+  body([&](const fuzz::CampaignProgress& p) {
+         if (ticker) ticker->update(p);
+       },
+       [&] { return guard.interrupted(); });
+}
+
 std::string progress_line(const std::string& command, const fuzz::CampaignProgress& p) {
   std::string line = fmt::format("{}: {} cases, {:.1f} cases/s, {} finding(s), {} limit(s), {:.0f} s", command, p.cases,
                                  p.cases_per_second(), p.findings, p.limits, p.seconds);

@@ -61,6 +61,12 @@ nlohmann::json campaign_identity(const CampaignCliOptions& o, uint64_t effective
 // The progress line of a campaign on a terminal: counts, speed, and the case a job has been
 // on longest when that is more than a moment ("case 57 running for 12 s").
 std::string progress_line(const std::string& command, const fuzz::CampaignProgress& p);
+// Runs a campaign's `body` as every campaign command runs: Ctrl-C becomes a stop request
+// (`stop` says when; a second Ctrl-C kills the candidates and halo), and for a person
+// watching (stderr a terminal) the progress line is redrawn every quarter second from the
+// newest report, so a long case or shrink never looks frozen.
+void with_campaign_progress(const std::string& name, std::ostream& err,
+                            const std::function<void(const fuzz::ProgressFn& progress, const std::function<bool()>& stop)>& body);
 
 // --shard I/N as numbers (InputError when malformed).
 std::pair<uint64_t, uint64_t> parse_shard(const std::string& s);

@@ -7,7 +7,6 @@
 #include "tools/commands.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <iostream>
@@ -47,15 +46,13 @@ int run_exo_fuzz(const CampaignCliOptions& opt, const std::vector<std::string>& 
   o.timeout = std::max(120.0, opt.case_timeout);
   std::string missing = exo_unavailable_reason();
   if (!missing.empty()) throw InputError(Diagnostic{"<command line>", {}, "--target exo: " + missing});
-  bool show_progress = &err == &std::cerr && isatty(STDERR_FILENO);
-  fuzz::ExoProgress progress;
-  if (show_progress)
-    progress = [&err](uint64_t i, double secs, const std::string& kind) {
-      err << fmt::format("\r[exo] case {} ({:.0f} s): {}             ", i, secs, kind) << std::flush;
-    };
   std::exception_ptr write_failure;
-  nlohmann::json summary = fuzz::run_exo_campaign(o, progress, {}, &write_failure);
-  if (show_progress) err << "\n";
+  nlohmann::json summary;
+  with_campaign_progress("halo fuzz --target exo", err, [&](const fuzz::ProgressFn& progress, const std::function<bool()>& stop) {
+    summary = fuzz::run_exo_campaign(o, progress, stop, &write_failure);
+  });
+  if (summary["interrupted"].get<bool>())
+    err << fmt::format("halo fuzz: interrupted; {} finding(s) kept\n", summary["findings"].size());
   if (opt.json) {
     out << summary.dump() << "\n";
   } else {

@@ -11,10 +11,14 @@ the C function's name, the platform its instructions need ("gemmini", "avx512" o
 and one entry per argument in the C function's order after the context: its kind
 ("size", "index", "stride", "bool", "scalar", "tensor"), Exo and C element types, its
 shape (each extent an integer, the name of a size argument, or an expression halo
-cannot evaluate), whether the specification reads it and writes it ("read", "written":
-the procedure the user wrote, before any scheduling, which is what halo compares
-against) and whether the scheduled procedure does ("scheduled_read",
-"scheduled_written").
+cannot evaluate), and its roles: "read" and "written" say whether the specification
+reads and writes it, "scheduled_read" and "scheduled_written" whether the scheduled
+procedure does. The specification is the procedure PROC was scheduled from (PROC itself
+when no scheduling primitive produced it; exo-lang 1.0.0 records no provenance across
+partial_eval, transpose and add_assertion, so their result is a specification of its
+own): halo takes each tensor's role (input, output, inout) from it, so that a rewrite
+which stops writing an argument is compared against the values the specification
+writes there instead of being checked as an input that stays unchanged.
 
 Exit status: 0 compiled; 2 the script, the procedure or Exo rejected it (the message is
 on stderr; for a fuzzing campaign this is a schedule Exo refused, not a finding); 3 Exo
@@ -134,8 +138,10 @@ def extent(e, sizes):
 
 
 def specification_of(p):
-    """The procedure p was scheduled from: Exo records each rewrite's input as the
-    result's provenance, back to the procedure the user wrote (p itself if unscheduled)."""
+    """The procedure p was scheduled from: each signature-preserving primitive records
+    its input as the result's `_provenance_eq_Procedure`, back to a procedure no
+    primitive produced (p itself if unscheduled). Exo 1.0.0's `Procedure._root()` is no
+    help here: it is a cursor on p's own tree."""
     seen = set()
     while getattr(p, "_provenance_eq_Procedure", None) is not None and id(p) not in seen:
         seen.add(id(p))
@@ -144,25 +150,37 @@ def specification_of(p):
 
 
 def effects_of(p):
-    """{argument name: (read, written)} of a procedure's body."""
+    """[(argument name, read, written)] of a procedure, in argument order."""
     eff = Effects()
     eff.block(p._loopir_proc.body)
-    return {str(a.name): (a.name in eff.reads, a.name in eff.writes) for a in p._loopir_proc.args}
+    return [(str(a.name), a.name in eff.reads, a.name in eff.writes) for a in p._loopir_proc.args]
+
+
+def spec_roles(p):
+    """{argument name of p: (read, written)} as the specification has them."""
+    sched = effects_of(p)
+    spec = effects_of(specification_of(p))
+    if [n for n, _, _ in spec] == [n for n, _, _ in sched]:
+        return {n: (r, w) for n, r, w in spec}
+    # Exo's equivalence is of the C interface, which is positional: an argument renamed
+    # by a schedule still has its specification's role.
+    if len(spec) == len(sched):
+        return {n: (r, w) for (n, _, _), (_, r, w) in zip(sched, spec)}
+    fail(2, f"error: '{p.name()}' has {len(sched)} arguments but the procedure it was scheduled from, "
+            f"'{specification_of(p).name()}', has {len(spec)}: halo cannot tell their roles")
 
 
 def describe(p):
     ir = p._loopir_proc
-    # An argument's role is the specification's: a rewrite that stops writing an argument
-    # must not turn it into an input that is only checked to stay unchanged.
-    spec = effects_of(specification_of(p))
-    sched = effects_of(p)
+    spec = spec_roles(p)
+    sched = {n: (r, w) for n, r, w in effects_of(p)}
     sizes = {str(a.name) for a in ir.args if type_name(a.type) == "size"}
     args = []
     for a in ir.args:
         t = a.type
-        read, written = spec.get(str(a.name), sched[str(a.name)])
-        entry = {"name": str(a.name), "read": read, "written": written,
-                 "scheduled_read": sched[str(a.name)][0], "scheduled_written": sched[str(a.name)][1],
+        name = str(a.name)
+        entry = {"name": name, "read": spec[name][0], "written": spec[name][1],
+                 "scheduled_read": sched[name][0], "scheduled_written": sched[name][1],
                  "mem": getattr(a.mem, "name", lambda: str(a.mem))() if a.mem else "DRAM"}
         tn = type_name(t)
         if tn in ("size", "index", "stride"):
