@@ -93,8 +93,7 @@ RULES = [
      lambda r, p: r["kind"] == "wrong-value" and "stage_mem" in primitives(r)),
     ("exo1-divide-with-recompute-drops-iterations", "exo",
      lambda r, p: r["kind"] == "wrong-value" and "divide_with_recompute" in primitives(r)),
-    ("exo1-cut-fuse-inline-assign-wrong-value", "exo",
-     lambda r, p: r["kind"] == "wrong-value" and {"fuse", "inline_assign"} <= primitives(r)),
+    ("exo1-fuse-ignores-lower-bounds", "exo", lambda r, p: r["kind"] == "wrong-value" and "fuse" in primitives(r)),
     ("halo-generator-w-without-its-stage", "halo (fixed)",
      lambda r, p: r["kind"] == "harness-error" and "never writes" in r["detail"]),
     # an early version of fuzz/exo_steps.py took these documented refusals for crashes
