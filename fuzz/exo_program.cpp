@@ -432,21 +432,32 @@ bool finish_exo_program(ExoProgram& p) {
   c.buffers = {{"X", input_range("X")}, {"Z", input_range("Z")}, {"Y", input_range("Y")}};
   if (p.use_w) c.buffers["W"] = input_range("W");
   for (const auto& st : p.stages) {
-    c.temps.clear();
-    Range r;
-    if (st.temp) {
-      if (!value_range(*st.temp, c, r)) return false;
-      c.temps["t"] = r;
+    // Each element is written once per stage, from what the stage reads; a stage that
+    // reads the tensor it writes can read an element it has already written in this stage
+    // (which read another): its values are the fixed point, reached within one step per
+    // element (else a value can leave the bound).
+    const Range before = c.buffers[st.target];
+    Range written = before;
+    for (int64_t k = 0; k <= p.n * p.m; ++k) {
+      c.buffers[st.target] = {std::min(before.lo, written.lo), std::max(before.hi, written.hi)};
+      c.temps.clear();
+      Range r;
+      if (st.temp) {
+        if (!value_range(*st.temp, c, r)) return false;
+        c.temps["t"] = r;
+      }
+      if (st.row) {
+        if (!value_range(*st.row, c, r)) return false;
+        c.temps["tb"] = r;
+      }
+      if (!value_range(*st.rhs, c, r)) return false;
+      Range next = st.reduce ? Range{before.lo + r.lo, before.hi + r.hi} : r;
+      if (next.lo <= -kValueBound || next.hi >= kValueBound) return false;
+      if (k > 0 && next.lo == written.lo && next.hi == written.hi) break;
+      written = next;
+      if (k == p.n * p.m) return false;  // still growing
     }
-    if (st.row) {
-      if (!value_range(*st.row, c, r)) return false;
-      c.temps["tb"] = r;
-    }
-    if (!value_range(*st.rhs, c, r)) return false;
-    Range& cur = c.buffers[st.target];
-    Range after = st.reduce ? Range{cur.lo + r.lo, cur.hi + r.hi} : r;
-    cur = {std::min(cur.lo, after.lo), std::max(cur.hi, after.hi)};
-    if (cur.lo <= -kValueBound || cur.hi >= kValueBound) return false;
+    c.buffers[st.target] = {std::min(before.lo, written.lo), std::max(before.hi, written.hi)};
   }
   return true;
 }

@@ -111,6 +111,40 @@ TEST_CASE("exo gen: programs reach every shape of the issue and every range chec
   }
 }
 
+TEST_CASE("exo gen: a stage that reads what it writes is bounded by the fixed point of its range", "[exo-gen]") {
+  // The campaign's case 433 (seed 35): Y[i, j] = 3 * Y[i - i % 2, M - 1 - j] * (X[..] - 3 + Y[i, j / 2])
+  // reads elements the stage has already written; a range taken once, from Y's contents
+  // before the stage, let values reach 4.5e13 (the harness refused the spec, int32)
+  auto e = [](Op op, std::vector<halo::fuzz::ExoExprPtr> args, int64_t v = 0, std::string name = "") {
+    auto x = std::make_shared<ExoExpr>();
+    x->op = op;
+    x->args = std::move(args);
+    x->value = v;
+    x->name = std::move(name);
+    return halo::fuzz::ExoExprPtr(x);
+  };
+  auto c = [&](int64_t v) { return e(Op::Const, {}, v); };
+  auto i = e(Op::Var, {}, 0, "i"), j = e(Op::Var, {}, 0, "j");
+  auto y_far = e(Op::Read, {e(Op::Sub, {i, e(Op::Mod, {i, c(2)})}), j}, 0, "Y");
+  auto y_near = e(Op::Read, {i, e(Op::Div, {j, c(2)})}, 0, "Y");
+  auto x = e(Op::Read, {c(0), c(0)}, 0, "X");
+  halo::fuzz::ExoProgram p;
+  p.n = 2;
+  p.m = 8;
+  halo::fuzz::ExoStage st;
+  st.target = "Y";
+  st.rhs = e(Op::Mul, {e(Op::Mul, {c(3), y_far}), e(Op::Add, {e(Op::Sub, {x, c(3)}), y_near})});
+  p.stages.push_back(st);
+  CHECK_FALSE(halo::fuzz::finish_exo_program(p));
+  // the same without the aliasing reads is bounded (each element written once)
+  p.stages[0].rhs = e(Op::Mul, {e(Op::Mul, {c(3), x}), e(Op::Add, {e(Op::Sub, {x, c(3)}), x})});
+  CHECK(halo::fuzz::finish_exo_program(p));
+  // and a reduction that reads only the inputs adds its value once, whatever the size
+  p.stages[0].reduce = true;
+  p.n = p.m = 17;
+  CHECK(halo::fuzz::finish_exo_program(p));
+}
+
 TEST_CASE("exo gen: shrinking offers only smaller programs that pass every range check", "[exo-gen]") {
   for (uint64_t seed = 0; seed < 60; ++seed) {
     std::mt19937_64 rng(seed);
@@ -182,8 +216,8 @@ TEST_CASE("exo gen: exo_applied_calls reads the literal calls back from a case's
 
 TEST_CASE("exo gen: the spec and Exo's unscheduled procedure agree on generated programs", "[exo-gen][exo]") {
   REQUIRE_EXO_OR_SKIP();
-  int checked = 0;
-  for (uint64_t seed = 100; checked < 5; ++seed) {
+  int held = 0;
+  for (uint64_t seed = 100; held < 5 && seed < 130; ++seed) {
     halo::fuzz::ExoKernelCase c;
     std::mt19937_64 rng(seed);
     c.family = halo::fuzz::ExoFamily::Program;
@@ -192,11 +226,15 @@ TEST_CASE("exo gen: the spec and Exo's unscheduled procedure agree on generated 
     c.program = halo::fuzz::generate_exo_program(rng, 0, 0);
     c.elem = c.program.elem;
     c.seed = seed;
-    ++checked;
     auto o = halo::fuzz::check_exo_case(c, 120);
     INFO(halo::fuzz::exo_case_script(c) << "\n" << halo::fuzz::exo_case_spec(c) << "\n" << o.kind << ": " << o.detail);
-    CHECK(o.kind == "holds");
+    // Exo folds a constant division in an index to a float (exo1-float-index-after-nested-divide):
+    // its C does not compile, which says nothing of the spec
+    bool float_index = o.kind == "compile-error" && o.detail.find("array subscript is not an integer") != std::string::npos;
+    CHECK((o.kind == "holds" || float_index));
+    held += o.kind == "holds";
   }
+  CHECK(held == 5);
 }
 
 TEST_CASE("exo gen: a write a rewrite loses is found, shrunk to its one step, and reproduced standalone",
