@@ -97,7 +97,10 @@ def run(proc):
                            capture_output=True, text=True)
         if r.returncode != 0:
             return None, "its C does not compile:\n" + r.stderr[:2000]
-        lib = ctypes.CDLL(os.path.join(d, "proc.so"))
+        try:
+            lib = ctypes.CDLL(os.path.join(d, "proc.so"))
+        except OSError as e:  # a function the C calls and never defines
+            return None, f"its C does not link: {e}"
         fn = getattr(lib, proc.name())
         ctxt = ctypes.create_string_buffer(4096)
         bufs = {"X": (ct * len(X))(*X), "Z": (ct * len(Z))(*Z)}
