@@ -16,7 +16,6 @@
 #include <map>
 #include <random>
 #include <set>
-#include <sstream>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -64,11 +63,8 @@ ExoCaseOutcome check_exo_case(const ExoKernelCase& c, double timeout) {
     std::string what = e.what();
     if (what.find("Exo did not finish within") != std::string::npos) return {"limit", first_lines(what), false, ""};
     // An exception from inside a primitive, not a refusal (fuzz/exo_steps.py tells them apart)
-    if (size_t at = what.find("halo-step crashed: "); at != std::string::npos) {
-      size_t end = what.find('\n', at);
-      return {"internal-error", what.substr(at + 19, end == std::string::npos ? std::string::npos : end - at - 19), true,
-              what};
-    }
+    for (const auto& l : exo_step_log(what))
+      if (l.status == "crashed") return {"internal-error", l.primitive + " | " + l.call + " | " + l.reason, true, what};
     if (what.find("Exo did not produce C") != std::string::npos) return {"exo-rejected", first_lines(what), false, what};
     return {"harness-error", first_lines(what), true, ""};  // halo wrote a case it cannot bind: a bug of the generator
   } catch (const ResourceLimit& e) {
@@ -86,17 +82,10 @@ void count_coverage(const ExoKernelCase& c, const ExoCaseOutcome& o, nlohmann::j
     if (e.is_null()) e = {{"drawn", 0}, {"applied", 0}, {"rejected", 0}, {"skipped", 0}, {"crashed", 0}};
     e["drawn"] = e["drawn"].get<uint64_t>() + 1;
   }
-  std::istringstream in(o.log);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("halo-step ", 0) != 0) continue;
-    size_t colon = line.find(": ");
-    size_t bar = line.find(" | ");
-    if (colon == std::string::npos || bar == std::string::npos || bar < colon) continue;
-    std::string status = line.substr(10, colon - 10), prim = line.substr(colon + 2, bar - colon - 2);
-    auto& e = coverage[prim];
-    if (e.is_null() || !e.contains(status)) continue;
-    e[status] = e[status].get<uint64_t>() + 1;
+  for (const auto& l : exo_step_log(o.log)) {
+    auto& e = coverage[l.primitive];
+    if (e.is_null() || !e.contains(l.status)) continue;
+    e[l.status] = e[l.status].get<uint64_t>() + 1;
   }
 }
 
@@ -109,14 +98,12 @@ namespace {
 bool same_failure(const ExoCaseOutcome& a, const ExoCaseOutcome& b) {
   if (a.kind != b.kind) return false;
   if (a.kind != "internal-error") return true;
-  auto signature = [](const std::string& d) {
-    size_t bar = d.find(" | "), last = d.rfind(" | ");
-    std::string prim = d.substr(0, bar);
-    std::string tail = last == std::string::npos ? d : d.substr(last + 3);
-    size_t colon = tail.find(": ");
-    return prim + "|" + tail.substr(0, colon);
+  auto signature = [](const std::string& log) {
+    for (const auto& l : exo_step_log(log))
+      if (l.status == "crashed") return l.primitive + "|" + l.reason.substr(0, l.reason.find(": "));
+    return std::string();
   };
-  return signature(a.detail) == signature(b.detail);
+  return signature(a.log) == signature(b.log);
 }
 
 // Greedy: the first smaller variant that fails the same way replaces the case, until none does.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
 #ifndef HALO_EXO_STEPS
 #define HALO_EXO_STEPS ""
@@ -19,6 +20,27 @@ namespace halo::fuzz {
 std::string exo_steps_dir() {
   const char* v = std::getenv("HALO_EXO_STEPS");
   return v && *v ? v : HALO_EXO_STEPS;
+}
+
+std::vector<ExoStepLine> exo_step_log(const std::string& log) {
+  std::vector<ExoStepLine> lines;
+  std::istringstream in(log);
+  const std::string tag = "halo-step ";
+  for (std::string line; std::getline(in, line);) {
+    size_t colon = line.find(": ");
+    size_t a = colon == std::string::npos ? colon : line.find(" | ", colon);
+    if (line.rfind(tag, 0) != 0 || a == std::string::npos) continue;
+    ExoStepLine l;
+    l.status = line.substr(tag.size(), colon - tag.size());
+    l.primitive = line.substr(colon + 2, a - colon - 2);
+    size_t b = line.find(" | ", a + 3);
+    if (b == std::string::npos) continue;  // not a line exo_steps.py's `say` wrote
+    l.call = line.substr(a + 3, b - a - 3);
+    l.reason = line.substr(b + 3);
+    for (size_t k; (k = l.call.find(" ;; ")) != std::string::npos;) l.call.replace(k, 4, "\n");
+    lines.push_back(std::move(l));
+  }
+  return lines;
 }
 
 const std::vector<std::string>& exo_drawn_primitives() {

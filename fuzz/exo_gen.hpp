@@ -58,6 +58,15 @@ struct ExoKernelCase {
 
 ExoKernelCase generate_exo_case(std::mt19937_64& rng, uint64_t seed, const ExoGenWeights& weights = {});
 
+// One line fuzz/exo_steps.py prints per draw, `halo-step STATUS: PRIMITIVE | CALL | REASON`:
+// status applied, rejected, skipped or crashed; the literal call (two lines where the
+// script wrote " ;; "); for a crash, the reason starts "TYPE at exo/FILE:LINE: ".
+struct ExoStepLine {
+  std::string status, primitive, call, reason;
+};
+// Every such line of what a case's script printed, in order.
+std::vector<ExoStepLine> exo_step_log(const std::string& log);
+
 // Where generated scripts find fuzz/exo_steps.py (set at build time; $HALO_EXO_STEPS overrides).
 std::string exo_steps_dir();
 

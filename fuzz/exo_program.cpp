@@ -225,22 +225,6 @@ bool value_range(const ExoExpr& e, const ValueContext& c, Range& r) {
   return ok(r);
 }
 
-// The index expressions of every read of X and Z in a value expression are inside the
-// input's shape (computed afterwards) and divide non-negative numerators: here only the
-// second is checked; finish_exo_program sizes the inputs.
-bool reads_divide_safely(const ExoExpr& e, int64_t n, int64_t m) {
-  if (e.op == Op::Read && (e.name == "X" || e.name == "Z")) {
-    for (const auto& ix : e.args) {
-      int64_t lo, hi;
-      if (!index_range(*ix, n, m, lo, hi)) return false;
-    }
-    return true;
-  }
-  for (const auto& a : e.args)
-    if (a && !reads_divide_safely(*a, n, m)) return false;
-  return true;
-}
-
 // ---- printing ---------------------------------------------------------------------------
 
 // How the printers name what an expression refers to: Exo's own names, or the spec's
@@ -253,25 +237,31 @@ struct Names {
   std::string elem = "i32";
 };
 
-std::string print(const ExoExpr& e, const Names& nm) {
-  auto p = [&](size_t k) { return print(*e.args[k], nm); };
+// `value`: the expression is a value, not an index: Exo writes its constants as floats in
+// an f32 procedure (`3.0`); the indices of reads and the divisors stay integers.
+std::string print(const ExoExpr& e, const Names& nm, bool value = false) {
+  auto p = [&](size_t k) { return print(*e.args[k], nm, value); };
+  auto index = [&](size_t k) { return print(*e.args[k], nm); };
   switch (e.op) {
-    case Op::Const:
-      if (nm.spec) return e.value < 0 ? fmt::format("({})", e.value) : fmt::format("{}", e.value);
-      return e.value < 0 ? fmt::format("({})", e.value) : fmt::format("{}", e.value);
+    case Op::Const: {
+      std::string digits = value && !nm.spec && nm.elem == "f32" ? fmt::format("{}.0", e.value) : fmt::format("{}", e.value);
+      return e.value < 0 ? "(" + digits + ")" : digits;
+    }
     case Op::Var: return nm.var(e.name);
     case Op::Size: return e.name;
     case Op::Temp: return nm.temp(e);
     case Op::Read: {
       std::string idx;
-      for (size_t k = 0; k < e.args.size(); ++k) idx += (k ? ", " : "") + p(k);
+      for (size_t k = 0; k < e.args.size(); ++k) idx += (k ? ", " : "") + index(k);
       return nm.read(e, idx);
     }
     case Op::Add: return "(" + p(0) + " + " + p(1) + ")";
     case Op::Sub: return "(" + p(0) + " - " + p(1) + ")";
     case Op::Mul: return "(" + p(0) + " * " + p(1) + ")";
-    case Op::Div: return "(" + p(0) + " / " + p(1) + ")";
-    case Op::Mod: return "(" + p(0) + " % " + p(1) + ")";
+    case Op::Div: return "(" + p(0) + " / " + index(1) + ")";
+    case Op::Mod: return "(" + p(0) + " % " + index(1) + ")";
+    case Op::Eq: return p(0) + " == " + p(1);
+    case Op::Lt: return p(0) + " < " + p(1);
     case Op::Neg: return nm.spec ? "(0 - " + p(0) + ")" : "(-" + p(0) + ")";
     case Op::Select:
       if (nm.spec) return "select(" + p(0) + " < " + p(1) + ", " + p(2) + ", " + p(3) + ")";
@@ -281,8 +271,6 @@ std::string print(const ExoExpr& e, const Names& nm) {
   return "?";
 }
 
-// Exo's integer constants in a float procedure are written as floats (`3.0`).
-std::string exo_value(const ExoExpr& e, const Names& nm);
 
 Names exo_names(const ExoProgram& p, const ExoStage& st) {
   Names nm;
@@ -307,39 +295,13 @@ Names exo_names(const ExoProgram& p, const ExoStage& st) {
   return nm;
 }
 
-// A value expression as Exo reads it: float constants in an f32 procedure (index
-// expressions inside reads keep integers).
-std::string exo_value(const ExoExpr& e, const Names& nm) {
-  if (nm.elem == "f32" && e.op == Op::Const) return e.value < 0 ? fmt::format("({}.0)", e.value) : fmt::format("{}.0", e.value);
-  if (e.op == Op::Read || e.op == Op::Temp || e.op == Op::Const) return print(e, nm);
-  auto v = [&](size_t k) { return exo_value(*e.args[k], nm); };
-  switch (e.op) {
-    case Op::Add: return "(" + v(0) + " + " + v(1) + ")";
-    case Op::Sub: return "(" + v(0) + " - " + v(1) + ")";
-    case Op::Mul: return "(" + v(0) + " * " + v(1) + ")";
-    case Op::Div: return "(" + v(0) + " / " + print(*e.args[1], nm) + ")";
-    case Op::Neg: return "(-" + v(0) + ")";
-    case Op::Select: return "select(" + v(0) + ", " + v(1) + ", " + v(2) + ", " + v(3) + ")";
-    case Op::Relu: return "relu(" + v(0) + ")";
-    default: return print(e, nm);
-  }
-}
-
-std::string guard_text(const ExoExpr& g, const Names& nm, bool spec) {
-  // a guard is Add(lhs, rhs) standing for `lhs == rhs`, or Sub(lhs, rhs) for `lhs < rhs`
-  std::string a = print(*g.args[0], nm), b = print(*g.args[1], nm);
-  if (g.op == Op::Add) return a + " == " + b;
-  return a + " < " + b;
-  (void)spec;
-}
-
 ExoExprPtr draw_guard(std::mt19937_64& rng) {
   switch (pick(rng, 0, 4)) {
-    case 0: return mk(Op::Sub, {var("j"), mk(Op::Sub, {size("M"), cst(1)})});  // j < M - 1
-    case 1: return mk(Op::Add, {mk(Op::Mod, {mk(Op::Add, {var("i"), var("j")}), cst(2)}), cst(0)});
-    case 2: return mk(Op::Sub, {cst(0), var("i")});                               // 0 < i
-    case 3: return mk(Op::Add, {mk(Op::Mod, {var("j"), cst(3)}), cst(pick(rng, 0, 2))});
-    default: return mk(Op::Sub, {mk(Op::Mul, {cst(2), var("j")}), size("M")});   // 2 * j < M
+    case 0: return mk(Op::Lt, {var("j"), mk(Op::Sub, {size("M"), cst(1)})});
+    case 1: return mk(Op::Eq, {mk(Op::Mod, {mk(Op::Add, {var("i"), var("j")}), cst(2)}), cst(0)});
+    case 2: return mk(Op::Lt, {cst(0), var("i")});
+    case 3: return mk(Op::Eq, {mk(Op::Mod, {var("j"), cst(3)}), cst(pick(rng, 0, 2))});
+    default: return mk(Op::Lt, {mk(Op::Mul, {cst(2), var("j")}), size("M")});
   }
 }
 
@@ -513,11 +475,7 @@ ExoProgram generate_exo_program(std::mt19937_64& rng, int right_nested_percent, 
       st.temp = offset_reads(st.temp, p.n, p.m);
       st.row = offset_reads(st.row, p.n, p.m);
     }
-    bool safe = true;
-    for (const auto& st : p.stages)
-      for (const auto& e : {st.rhs, st.temp, st.row})
-        if (e && !reads_divide_safely(*e, p.n, p.m)) safe = false;
-    if (safe && finish_exo_program(p)) return p;
+    if (finish_exo_program(p)) return p;
     if (attempt > 200) {  // the simplest program: never reached in practice, but always valid
       ExoProgram q;
       q.n = p.n;
@@ -549,19 +507,19 @@ std::string exo_program_proc(const ExoProgram& p) {
     if (st.window) s += fmt::format("{}yr = {}[i, 0:M]\n", in1, st.target);
     if (st.row) {
       s += fmt::format("{}tb: {}[M] @ DRAM\n{}for j in seq(0, M):\n{}tb[j] = {}\n", in1, T, in1, in2,
-                       exo_value(*st.row, nm));
+                       print(*st.row, nm, true));
     }
     std::string hi = st.j_hi_minus ? fmt::format("M - {}", st.j_hi_minus) : "M";
     s += fmt::format("{}for j in seq({}, {}):\n", in1, st.j_lo, hi);
     std::string ind = in2;
-    if (st.temp) s += fmt::format("{}t: {} @ DRAM\n{}t = {}\n", ind, T, ind, exo_value(*st.temp, nm));
+    if (st.temp) s += fmt::format("{}t: {} @ DRAM\n{}t = {}\n", ind, T, ind, print(*st.temp, nm, true));
     if (st.guard) {
-      s += fmt::format("{}if {}:\n", ind, guard_text(*st.guard, nm, false));
+      s += fmt::format("{}if {}:\n", ind, print(*st.guard, nm));
       ind += "    ";
     }
     std::string col = st.reversed_write ? "M - 1 - j" : "j";
     std::string lhs = st.window ? fmt::format("yr[{}]", col) : fmt::format("{}[i, {}]", st.target, col);
-    s += fmt::format("{}{} {} {}\n", ind, lhs, st.reduce ? "+=" : "=", exo_value(*st.rhs, nm));
+    s += fmt::format("{}{} {} {}\n", ind, lhs, st.reduce ? "+=" : "=", print(*st.rhs, nm, true));
   }
   return s;
 }
@@ -596,7 +554,7 @@ std::string exo_program_spec(const ExoProgram& p) {
     std::string value = st.reduce ? fmt::format("{}[ri, {}] + {}", st.target, col, rhs) : rhs;
     std::string len = st.j_hi_minus || st.j_lo ? fmt::format("M - {}", st.j_hi_minus + st.j_lo) : "M";
     std::string u = fmt::format("    rdom(rj = ({}, {}), ri = (0, N)) in (ri, {}) <- {}", st.j_lo, len, col, value);
-    if (st.guard) u += " if " + guard_text(*st.guard, nm, true);
+    if (st.guard) u += " if " + print(*st.guard, nm);
     updates[st.target].push_back(u);
   }
   for (const std::string& t : {std::string("Y"), std::string("W")}) {

@@ -28,7 +28,8 @@ struct ExoExpr;
 using ExoExprPtr = std::shared_ptr<const ExoExpr>;
 
 struct ExoExpr {
-  enum class Op { Const, Var, Size, Read, Temp, Add, Sub, Mul, Div, Mod, Neg, Select, Relu } op = Op::Const;
+  // Eq and Lt only in guards; Select(a, b, c, d) is Exo's `a < b ? c : d`
+  enum class Op { Const, Var, Size, Read, Temp, Add, Sub, Mul, Div, Mod, Eq, Lt, Neg, Select, Relu } op = Op::Const;
   int64_t value = 0;         // Const; Div/Mod's divisor is args[1], a Const (or a product of two)
   std::string name;          // Var (i, j), Size (N, M), Read (the tensor), Temp (the temporary)
   std::vector<ExoExprPtr> args;

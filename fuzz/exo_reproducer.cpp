@@ -6,28 +6,12 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
-
 namespace halo::fuzz {
 
 std::vector<std::string> exo_applied_calls(const std::string& log) {
   std::vector<std::string> calls;
-  std::istringstream in(log);
-  std::string line;
-  while (std::getline(in, line)) {
-    for (const char* tag : {"halo-step applied: ", "halo-step crashed: "}) {
-      if (line.rfind(tag, 0) != 0) continue;
-      // PRIM | CALL | REASON: the call may hold " ;; " where it was two lines
-      size_t a = line.find(" | ");
-      size_t b = a == std::string::npos ? a : line.find(" | ", a + 3);
-      if (a == std::string::npos) continue;
-      std::string call = line.substr(a + 3, b == std::string::npos ? std::string::npos : b - a - 3);
-      if (!call.empty() && call.back() == '|') call.pop_back();
-      while (!call.empty() && call.back() == ' ') call.pop_back();
-      for (size_t k; (k = call.find(" ;; ")) != std::string::npos;) call.replace(k, 4, "\n");
-      if (!call.empty()) calls.push_back(call);
-    }
-  }
+  for (const auto& l : exo_step_log(log))
+    if ((l.status == "applied" || l.status == "crashed") && !l.call.empty()) calls.push_back(l.call);
   return calls;
 }
 

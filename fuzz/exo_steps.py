@@ -18,8 +18,9 @@ the procedure unchanged; any other exception from inside Exo is an internal erro
 reported as such (a finding of the campaign).
 
     run(proc, draws, namespace) -> scheduled proc
-prints one line per draw on stdout: `halo-step applied|rejected|crashed|skipped: PRIMITIVE
-| CALL | REASON`.
+prints one line per draw on stdout (`say`): `halo-step applied|rejected|crashed|skipped:
+PRIMITIVE | CALL | REASON`, the call empty when the step was skipped, the reason when it
+was applied.
 """
 
 import random
@@ -40,7 +41,6 @@ from exo.API_cursors import (
     UnaryMinusCursor,
     WindowStmtCursor,
     AssignConfigCursor,
-    ReadConfigCursor,
     WindowExprCursor,
 )
 
@@ -77,8 +77,9 @@ NOT_DRAWN = {
 # --- the procedure's cursors, each with the Python text that reaches it -----------------
 
 
-def stmts(p):
-    """Every statement with its path text, in program order."""
+def stmts(p, block=None, text="p.body()"):
+    """Every statement with its path text, in program order: of the procedure, or of
+    `block` (a statement's body) whose path is `text`."""
     out = []
 
     def walk(block, text):
@@ -96,12 +97,12 @@ def stmts(p):
                 except Exception:  # noqa: BLE001 - no else branch
                     pass
 
-    walk(p.body(), "p.body()")
+    walk(p.body() if block is None else block, text)
     return out
 
 
-def exprs(p):
-    """Every expression with its path text."""
+def exprs(p, statements=None):
+    """Every expression with its path text: of the procedure, or of `statements`."""
     out = []
 
     def walk(e, t):
@@ -119,7 +120,7 @@ def exprs(p):
             for k, a in enumerate(e.args()):
                 walk(a, f"{t}.args()[{k}]")
 
-    for s, t in stmts(p):
+    for s, t in stmts(p) if statements is None else statements:
         if isinstance(s, (AssignCursor, ReduceCursor)):
             for k, i in enumerate(s.idx()):
                 walk(i, f"{t}.idx()[{k}]")
@@ -225,10 +226,6 @@ class Draw:
 
 class Skip(Exception):
     """The procedure has nothing this primitive can be applied to."""
-
-
-def fmt(v):
-    return repr(v)
 
 
 # Each drawer returns (call text, thunk). The text is the literal call the thunk makes.
@@ -451,36 +448,20 @@ def d_reuse_buffer(d):
     return f"reuse_buffer(p, {ta}, {tb})", lambda: S.reuse_buffer(d.p, a, b)
 
 
-def buffers_in(block_stmt):
-    """The buffers a statement reads or writes, with the rank each is indexed with."""
+def buffers_in(d, c):
+    """The tensors statement c (and what is inside it) reads or writes, with the rank each
+    is indexed with."""
+    inside = [(c, "")] + (stmts(d.p, c.body(), "") if isinstance(c, (ForCursor, IfCursor)) else [])
     seen = {}
-
-    def ex(e):
-        if isinstance(e, (ReadCursor,)) and len(e.idx()) > 0:
-            seen.setdefault(e.name(), len(e.idx()))
-        for sub in ("lhs", "rhs", "arg"):
-            if isinstance(e, (BinaryOpCursor, UnaryMinusCursor)) and hasattr(e, sub):
-                ex(getattr(e, sub)())
-        if isinstance(e, ExternFunctionCursor):
-            for a in e.args():
-                ex(a)
-
-    def st(s):
-        if isinstance(s, (AssignCursor, ReduceCursor)):
-            if len(s.idx()) > 0:
-                seen.setdefault(s.name(), len(s.idx()))
-            ex(s.rhs())
-        elif isinstance(s, (ForCursor, IfCursor)):
-            for x in s.body():
-                st(x)
-
-    st(block_stmt)
+    for x, _ in inside + exprs(d.p, inside):
+        if isinstance(x, (ReadCursor, AssignCursor, ReduceCursor)) and len(x.idx()) > 0:
+            seen.setdefault(x.name(), len(x.idx()))
     return seen
 
 
 def d_stage_mem(d):
     c, t = d.one([(c, t) for c, t in stmts(d.p) if isinstance(c, (ForCursor, IfCursor, AssignCursor, ReduceCursor))])
-    bufs = buffers_in(c)
+    bufs = buffers_in(d, c)
     if not bufs:
         raise Skip("the block touches no tensor")
     name = d.r.choice(sorted(bufs))
@@ -645,34 +626,40 @@ DRAWERS = {name[2:]: f for name, f in globals().items() if name.startswith("d_")
 DRAWERS.update({name: on_a_cursor(name, where) for name, where in ON_A_CURSOR.items()})
 
 
+def say(status, prim, call, reason):
+    """One line per draw, `halo-step STATUS: PRIMITIVE | CALL | REASON` (fuzz/exo_gen.hpp,
+    exo_step_log, reads it back); a call of two lines is written with " ;; " between them."""
+    call = call.replace("\n", " ;; ")
+    print(f"halo-step {status}: {prim} | {call} | {reason}")
+
+
 def run(p, draws, ns):
     """Applies each draw to p; returns the scheduled procedure. Logs each on stdout."""
     ns.setdefault("_halo_subprocs", [])
     for prim, seed in draws:
         if prim not in DRAWERS:
-            print(f"halo-step skipped: {prim} | | not a primitive this module draws")
+            say("skipped", prim, "", "not a primitive this module draws")
             continue
         d = Draw(p, seed, ns)
         try:
             text, thunk = DRAWERS[prim](d)
         except Skip as e:
-            print(f"halo-step skipped: {prim} | | {e}")
+            say("skipped", prim, "", e)
             continue
         except REFUSALS as e:  # a cursor Exo would not give
-            print(f"halo-step skipped: {prim} | | {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            say("skipped", prim, "", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             continue
         call = text if "\n" in text or text.startswith("p, ") else f"p = {text}"
-        flat = call.replace("\n", " ;; ")
         try:
             q = thunk()
         except Exception as e:  # noqa: BLE001 - a refusal, or Exo failed inside: an internal error
             where = innermost_exo_frame(e)
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             if isinstance(e, REFUSALS) or (isinstance(e, AssertionError) and where.rsplit(":", 1)[0] in ARGUMENT_LAYER):
-                print(f"halo-step rejected: {prim} | {flat} | {type(e).__name__} at {where}: {first[:200]}")
+                say("rejected", prim, call, f"{type(e).__name__} at {where}: {first[:200]}")
                 continue
-            print(f"halo-step crashed: {prim} | {flat} | {type(e).__name__} at {where}: {str(e)[:200]!r}")
+            say("crashed", prim, call, f"{type(e).__name__} at {where}: {str(e)[:200]!r}")
             raise
         p = q
-        print(f"halo-step applied: {prim} | {flat} |")
+        say("applied", prim, call, "")
     return p

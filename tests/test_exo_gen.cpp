@@ -198,15 +198,28 @@ TEST_CASE("exo gen: the drawn primitives are every one the installed Exo exports
   CHECK(words(undrawn) == undrawn_cpp);
 }
 
-TEST_CASE("exo gen: exo_applied_calls reads the literal calls back from a case's log", "[exo-gen]") {
+TEST_CASE("exo gen: a case's log is read back line by line, the literal calls Exo applied in order", "[exo-gen]") {
+  // as fuzz/exo_steps.py's `say` writes them: empty call when skipped, empty reason when applied
   std::string log =
-      "halo-step skipped: fuse | | nothing to apply it to\n"
-      "halo-step applied: divide_loop | p = divide_loop(p, p.body()[0], 4, ['io', 'ii'], tail='cut') |\n"
-      "halo-step rejected: fission | p = fission(p, p.body()[0].after(), n_lifts=1) | SchedulingError: no\n"
+      "Exo compiled ...\n"
+      "halo-step skipped: fuse |  | nothing to apply it to\n"
+      "halo-step applied: divide_loop | p = divide_loop(p, p.body()[0], 4, ['io', 'ii'], tail='cut') | \n"
+      "halo-step rejected: fission | p = fission(p, p.body()[0].after(), n_lifts=1) | SchedulingError at "
+      "exo/API.py:1: no\n"
       "halo-step applied: call_eqv | sub0_eqv = simplify(rename(sub0, 'sub0_eqv')) ;; p = call_eqv(p, "
-      "p.body()[1], sub0_eqv) |\n"
+      "p.body()[1], sub0_eqv) | \n"
       "halo-step crashed: write_config | p = write_config(p, p.body()[0].after(), Cfg, 'vf', '2.0') | "
       "AssertionError at exo/x.py:1: 'bad case'\n";
+  auto lines = halo::fuzz::exo_step_log(log);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0].status == "skipped");
+  CHECK(lines[0].primitive == "fuse");
+  CHECK(lines[0].call.empty());
+  CHECK(lines[0].reason == "nothing to apply it to");
+  CHECK(lines[2].status == "rejected");
+  CHECK(lines[2].reason == "SchedulingError at exo/API.py:1: no");
+  CHECK(lines[4].primitive == "write_config");
+  CHECK(lines[4].reason == "AssertionError at exo/x.py:1: 'bad case'");
   auto calls = halo::fuzz::exo_applied_calls(log);
   REQUIRE(calls.size() == 3);
   CHECK(calls[0] == "p = divide_loop(p, p.body()[0], 4, ['io', 'ii'], tail='cut')");
