@@ -560,26 +560,22 @@ int run_campaign_command(const CampaignCliOptions& o, const CampaignCommand& c, 
     opts.inputs.push_back(fuzz::decode_case_bytes(bytes.data(), bytes.size()));
   }
 
-  // The progress line: only for a person watching (stderr is a terminal).
-  std::optional<ProgressTicker> ticker;
-  if (&err == &std::cerr && isatty(STDERR_FILENO)) ticker.emplace("halo " + c.name, err);
-  auto progress = [&](const fuzz::CampaignProgress& p) {
-    if (!ticker) return;
-    fuzz::CampaignProgress shown = p;
-    shown.jobs = jobs.jobs;
-    ticker->update(shown);
-  };
-  InterruptGuard guard;
   auto check = [&](const Program& p) { return c.check(p, lim); };
   if (c.shrink_check)
     opts.shrink_check = [&](const fuzz::CaseResult& found) -> fuzz::CaseCheck {
       auto candidate = c.shrink_check(found);
       return [candidate, &lim](const Program& p) { return candidate(p, lim); };
     };
-  auto interrupted = [&] { return guard.interrupted(); };
-  fuzz::CampaignSummary s = jobs.jobs > 1 ? fuzz::run_campaign_jobs(opts, jobs, check, interrupted, progress)
-                                          : fuzz::run_campaign(opts, check, interrupted, progress);
-  ticker.reset();
+  fuzz::CampaignSummary s;
+  with_campaign_progress("halo " + c.name, err, [&](const fuzz::ProgressFn& show, const std::function<bool()>& stop) {
+    auto progress = [&](const fuzz::CampaignProgress& p) {
+      fuzz::CampaignProgress shown = p;
+      shown.jobs = jobs.jobs;
+      show(shown);
+    };
+    s = jobs.jobs > 1 ? fuzz::run_campaign_jobs(opts, jobs, check, stop, progress)
+                      : fuzz::run_campaign(opts, check, stop, progress);
+  });
   if (s.interrupted) err << fmt::format("halo {}: interrupted; {} finding(s) kept\n", c.name, s.findings.size());
   nlohmann::json extra_json = nlohmann::json::object();
   std::string extra_text;
