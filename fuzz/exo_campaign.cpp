@@ -89,10 +89,6 @@ void count_coverage(const ExoKernelCase& c, const ExoCaseOutcome& o, nlohmann::j
   }
 }
 
-}  // namespace
-
-namespace {
-
 // The same failure: the same kind, and for an internal error the same primitive raising
 // the same exception at the same place in Exo ("PRIM | CALL | TYPE at FILE:LINE: ...").
 bool same_failure(const ExoCaseOutcome& a, const ExoCaseOutcome& b) {
@@ -107,8 +103,9 @@ bool same_failure(const ExoCaseOutcome& a, const ExoCaseOutcome& b) {
 }
 
 // Greedy: the first smaller variant that fails the same way replaces the case, until none does.
-ExoKernelCase shrink(ExoKernelCase c, const ExoCaseOutcome& o, double timeout, int max_tries, double max_seconds,
-                     int& tries) {
+// c and its outcome o shrink in place: o stays the outcome of the case c is, so the
+// smallest case is never run again to learn it.
+void shrink(ExoKernelCase& c, ExoCaseOutcome& o, double timeout, int max_tries, double max_seconds, int& tries) {
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   bool progress = true;
@@ -117,19 +114,16 @@ ExoKernelCase shrink(ExoKernelCase c, const ExoCaseOutcome& o, double timeout, i
     for (const auto& d : exo_case_shrinks(c)) {
       if (tries >= max_tries || elapsed() >= max_seconds) break;
       ++tries;
-      if (same_failure(check_exo_case(d, timeout), o)) {
+      ExoCaseOutcome od = check_exo_case(d, timeout);
+      if (same_failure(od, o)) {
         c = d;
+        o = std::move(od);
         progress = true;
         break;
       }
     }
   }
-  return c;
 }
-
-}  // namespace
-
-namespace {
 
 // The findings the earlier part of a resumed campaign left: how many are complete (their
 // record written last), and the cases whose files a kill left incomplete (redone).
@@ -225,11 +219,10 @@ nlohmann::json run_exo_campaign(const ExoCampaignOptions& opt, const ExoProgress
     report(i, o.finding, o.finding ? "shrinking" : "case");
     if (!o.finding) return true;
     int tries = 0;
-    ExoKernelCase small;
-    ExoCaseOutcome so;
+    ExoKernelCase small = c;
+    ExoCaseOutcome so = o;
     try {
-      small = shrink(c, o, opt.timeout, opt.shrink_tries, opt.shrink_seconds, tries);
-      so = check_exo_case(small, opt.timeout);
+      shrink(small, so, opt.timeout, opt.shrink_tries, opt.shrink_seconds, tries);
     } catch (const std::exception& e) {
       write_error = e.what();
       if (write_failure) *write_failure = std::make_exception_ptr(InputError(Diagnostic{"exo case", {}, e.what()}));
