@@ -5,7 +5,7 @@
 // (fuzz/targets.hpp); every finding is shrunk and written as a self-contained .halo file.
 #include "tools/campaign_cli.hpp"
 #include "fuzz/expr_gen.hpp"
-#include "tools/cmd_halide.hpp"
+#include "tools/cmd_candidate_fuzz.hpp"
 #include "tools/commands.hpp"
 
 #include <memory>
@@ -16,7 +16,7 @@ Subcommand register_fuzz(CLI::App& app) {
   struct Options {
     std::string target = "self";
     CampaignCliOptions campaign;
-    HalideFuzzFlags halide;  // --target halide (tools/cmd_halide.cpp)
+    HalideFuzzFlags halide;  // --target halide (tools/cmd_candidate_fuzz.cpp)
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
