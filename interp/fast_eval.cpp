@@ -204,7 +204,9 @@ template <typename T>
 using BoxArray = std::unique_ptr<T[]>;
 template <typename T>
 BoxArray<T> box_array(size_t n) {
-  BoxArray<T> a = std::make_unique_for_overwrite<T[]>(n);
+  // Default-initialized, as make_unique_for_overwrite would (the playground's libc++ lacks it):
+  // every cell is written before it is read.
+  BoxArray<T> a(new T[n]);
   advise_huge_pages(a.get(), n * sizeof(T));
   return a;
 }

@@ -62,8 +62,9 @@ class ParallelRaceCheck {
  private:
   struct CellHash {
     size_t operator()(const Cell& c) const {
-      return std::hash<size_t>()(c.offset) ^ (std::hash<uint64_t>()(c.generation) * 0x9e3779b97f4a7c15ULL) ^
-             (size_t(c.slot) << 48);
+      // Mixed in 64 bits, so that a 32-bit size_t (the playground's WebAssembly) keeps the low half.
+      return size_t(uint64_t(std::hash<size_t>()(c.offset)) ^ (uint64_t(std::hash<uint64_t>()(c.generation)) * 0x9e3779b97f4a7c15ULL) ^
+                    (uint64_t(c.slot) << 48));
     }
   };
   struct Touch {

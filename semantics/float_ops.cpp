@@ -3,7 +3,6 @@
 // docs/floats.md.
 #include "semantics/float_ops.hpp"
 
-#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -144,8 +143,7 @@ Value apply_float_op(Op op, Type t, std::span<const Type> at, std::span<const Va
         bits = u.is_small() ? uint64_t(u.small()) : static_cast<uint64_t>(u.to_big());
       }
       if (t.is_float()) {
-        if (t.bits() == 32) return Value::f32(std::bit_cast<float>(uint32_t(bits)));
-        return Value::f64(std::bit_cast<double>(bits));
+        return Value::from_float_bits(t.bits(), bits);
       }
       Value u = bits <= uint64_t(INT64_MAX) ? Value(int64_t(bits)) : Value::from_big(BigInt(bits));
       return wrap_to(t, u);

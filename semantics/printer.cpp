@@ -5,13 +5,13 @@
 // parenthesis only where the precedence table of lexer.hpp would otherwise regroup the
 // tree, and writes negative constants as `(-5)`, the one spelling the parser reads back
 // as a constant rather than as the negation of 5.
+#include "support/bit_cast.hpp"
 #include "semantics/printer.hpp"
 
 #include "support/command_budget.hpp"
 
 #include <fmt/format.h>
 
-#include <bit>
 #include <cmath>
 
 #include "semantics/lexer.hpp"
@@ -54,7 +54,7 @@ std::string print_float_const(const Value& v, Type t) {
   double d = v.as_double();
   if (!std::isfinite(d)) {
     float f = float(d);
-    std::string bits = fmt::format("reinterpret<f32>({})", print_const(Value(int64_t(std::bit_cast<int32_t>(f)))));
+    std::string bits = fmt::format("reinterpret<f32>({})", print_const(Value(int64_t(halo::bit_cast<int32_t>(f)))));
     return v.is_f32() ? bits : fmt::format("f64({})", bits);
   }
   std::string text = float_decimal(v);

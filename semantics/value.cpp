@@ -1,12 +1,12 @@
 // Arithmetic on V: the slow path behind the int64 fast paths of value.hpp.
 #include "semantics/value.hpp"
 
+#include "support/bit_cast.hpp"
 #include "support/command_budget.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -78,24 +78,30 @@ BigInt Value::to_big() const {
 
 Value Value::f32(float f) {
   Value r(Kind::Float32);
-  r.small_ = int64_t(std::bit_cast<uint32_t>(f));
+  r.small_ = int64_t(halo::bit_cast<uint32_t>(f));
   return r;
 }
 
 Value Value::f64(double d) {
   Value r(Kind::Float64);
-  r.small_ = std::bit_cast<int64_t>(d);
+  r.small_ = halo::bit_cast<int64_t>(d);
+  return r;
+}
+
+Value Value::from_float_bits(int bits, uint64_t raw) {
+  Value r(bits == 32 ? Kind::Float32 : Kind::Float64);
+  r.small_ = bits == 32 ? int64_t(uint32_t(raw)) : int64_t(raw);
   return r;
 }
 
 float Value::as_float() const {
-  if (kind_ == Kind::Float32) return std::bit_cast<float>(uint32_t(small_));
+  if (kind_ == Kind::Float32) return halo::bit_cast<float>(uint32_t(small_));
   return float(as_double());  // only for a binary64 known to be a binary32
 }
 
 double Value::as_double() const {
   if (kind_ == Kind::Float32) return double(as_float());
-  return std::bit_cast<double>(small_);
+  return halo::bit_cast<double>(small_);
 }
 
 bool Value::is_nan() const { return is_float() && std::isnan(as_double()); }

@@ -41,6 +41,8 @@ class Value {
   static Value error(Kind k) { return Value(k); }
   static Value f32(float f);
   static Value f64(double d);
+  // The float of `bits` (32 or 64) whose IEEE encoding is the low bits of raw.
+  static Value from_float_bits(int bits, uint64_t raw);
   // Parses an optionally signed decimal literal; nullopt when malformed.
   static std::optional<Value> parse(std::string_view text);
 
@@ -166,9 +168,9 @@ struct ValueHash {
 // Hash of a point (a coordinate vector), for memo tables keyed by points.
 struct PointHash {
   size_t operator()(const std::vector<Value>& p) const {
-    size_t h = 0xcbf29ce484222325ull;
+    uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a in 64 bits, whatever size_t is
     for (const Value& v : p) h = (h ^ v.hash()) * 0x100000001b3ull;
-    return h;
+    return size_t(h);
   }
 };
 

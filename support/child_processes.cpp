@@ -55,6 +55,17 @@ struct LinuxDirent64 {
   char d_name[1];
 };
 
+// Linux's getdents64: entries of an open directory, without allocation. The playground's
+// WebAssembly build (docs/playground.md) starts no process, so it has no directory of
+// them to read.
+long read_dir_entries(int fd, char* buf, size_t size) {
+#ifdef HALO_BROWSER
+  return 0;
+#else
+  return syscall(SYS_getdents64, fd, buf, size);
+#endif
+}
+
 bool all_digits(const char* s) {
   if (!*s) return false;
   for (; *s; ++s)
@@ -111,7 +122,7 @@ bool remove_dir_files(const char* dir) {
   if (fd < 0) return errno == ENOENT;
   alignas(8) char buf[4096];
   long got;
-  while ((got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+  while ((got = read_dir_entries(fd, buf, sizeof buf)) > 0) {
     for (long off = 0; off < got;) {
       auto* d = reinterpret_cast<LinuxDirent64*>(buf + off);
       off += d->d_reclen;
@@ -159,7 +170,7 @@ void kill_marked_processes(const char* marker) {
   pid_t self = getpid();
   alignas(8) char buf[8192];
   long got;
-  while ((got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+  while ((got = read_dir_entries(fd, buf, sizeof buf)) > 0) {
     for (long off = 0; off < got;) {
       auto* d = reinterpret_cast<LinuxDirent64*>(buf + off);
       off += d->d_reclen;

@@ -81,7 +81,11 @@ bool write_all(int fd, const std::string& data) {
 }
 
 std::string signal_description(int sig) {
+#ifdef HALO_BROWSER
+  const char* name = nullptr;  // Emscripten's libc has no sigabbrev_np, and a page no signals
+#else
   const char* name = sigabbrev_np(sig);
+#endif
   const char* what = strsignal(sig);
   return fmt::format("SIG{} ({})", name ? name : std::to_string(sig).c_str(), what ? what : "unknown signal");
 }

@@ -58,6 +58,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     r.error = "no program to run";
     return r;
   }
+#ifdef HALO_BROWSER
+  // The playground's WebAssembly build (docs/playground.md): a page cannot start programs.
+  r.error = "cannot start " + argv[0] + ": the playground runs in a browser, which starts no other program; run this "
+            "command with the halo executable";
+  return r;
+#endif
   // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
   std::map<std::string, std::string> envmap;
   for (char** e = environ; e && *e; ++e) {

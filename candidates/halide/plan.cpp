@@ -12,7 +12,6 @@
 
 #include <fmt/format.h>
 
-#include <bit>
 #include <cmath>
 #include <fmt/ranges.h>  // fmt::join
 
@@ -1065,7 +1064,7 @@ Value hl_value(Type t, int64_t bits) {
   // A bool buffer's byte is returned as it is: a byte Halide never wrote is not a bool.
   if (t.is_bool() || !t.is_typed()) return Value(bits);
   if (t.is_float())
-    return t.bits() == 32 ? Value::f32(std::bit_cast<float>(uint32_t(bits))) : Value::f64(std::bit_cast<double>(bits));
+    return Value::from_float_bits(t.bits(), uint64_t(bits));
   return wrap_to(t, Value(bits));
 }
 

@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -177,7 +176,7 @@ nlohmann::json encode(Type t, const Value& v) {
 Value decode(Type t, const nlohmann::json& j) {
   if (t.is_float()) {
     uint64_t bits = j.get<uint64_t>();
-    return t.bits() == 32 ? Value::f32(std::bit_cast<float>(uint32_t(bits))) : Value::f64(std::bit_cast<double>(bits));
+    return Value::from_float_bits(t.bits(), uint64_t(bits));
   }
   if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)) return Value::from_big(BigInt(j.get<uint64_t>()));
   return Value(j.get<int64_t>());
