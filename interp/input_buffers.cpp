@@ -1,5 +1,6 @@
 // Loading input buffers; see input_buffers.hpp.
 #include "interp/input_buffers.hpp"
+#include "support/stable_hash.hpp"
 
 #include "interp/input.hpp"
 #include "semantics/type_ops.hpp"
@@ -217,7 +218,7 @@ InputBuffer load_input_buffer(const TgtInput& decl, const InputBinding& b, const
       check_volume(b.box, limits, decl.name);
       buf.box = b.box;
       uint64_t n = window_volume(b.box, limits);
-      uint64_t state = std::hash<std::string>{}(b.seed.to_string()) ^ 0x5EEDull;
+      uint64_t state = stable_string_hash(b.seed.to_string()) ^ 0x5EEDull;
       buf.values.reserve(n);
       for (uint64_t i = 0; i < n; ++i) buf.values.push_back(seeded_value(decl.type, state));
       break;
