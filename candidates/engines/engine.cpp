@@ -1,5 +1,6 @@
 // The external bounds-engine protocol: see engine.hpp and docs/bounds-engines.md.
 #include "candidates/engines/engine.hpp"
+#include "support/candidate_unavailable.hpp"
 
 #include "bounds/beta0.hpp"
 #include "bounds/extract.hpp"
@@ -240,6 +241,14 @@ EngineResult run_engine(const std::string& command, const Query& q, const TgtPro
     if (!b.ok) return {EngineResult::Kind::GaveUp, {}, b.gave_up + ": " + b.why_failed};
     return {EngineResult::Kind::Filled, std::move(b.filling), {}};
   }
+#ifdef HALO_BROWSER
+  // The playground (docs/playground.md): a page starts no program, and an engine that
+  // never ran has given no answer to judge (not a finding, not a verdict).
+  throw CandidateUnavailable(Diagnostic{"", {}, "cannot start the engine '" + command +
+                                                    "': the playground runs in a browser, which starts no other program; "
+                                                    "the built-in engines beta0, beta1 and beta0-literal run here, an "
+                                                    "external one with the halo executable"});
+#endif
   nlohmann::json doc = query_to_json(q, t);
   doc["program"] = tgt_to_json(t);  // for engines that analyse the program itself (docs/bounds-engines.md)
   ChildOutput c = run_child(command, json_text(doc) + "\n", seconds);
