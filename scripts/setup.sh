@@ -9,6 +9,7 @@ packages=(cmake ninja-build g++ libboost-dev librapidcheck-dev catch2 libfmt-dev
           libstb-dev libxtensor-dev   # input buffers: image files and NumPy .npy files
           libmpfr-dev   # the float tests' independent reference for IEEE arithmetic (tests/test_floats.cpp)
           chromium   # the headless check of `halo explain` reports (tests/test_explain_browser.cpp)
+          emscripten chromium-driver  # the WebAssembly playground and its browser test (docs/playground.md)
           clang-14 libclang-rt-14-dev zip unzip)  # libFuzzer builds of halo's fuzz targets (.ci/fuzz)
 missing=()
 for p in "${packages[@]}"; do
@@ -70,6 +71,24 @@ setup_exo() {
 }
 setup_exo
 # --- end of Exo ----------------------------------------------------------------------------
+
+# --- Selenium from PyPI, for the playground's browser test (tests/playground/) ------------
+# Pinned with its dependencies; it drives Debian's chromedriver. Without it the test says so
+# and is skipped (CI, which sets HALO_REQUIRE_BROWSER, fails instead).
+setup_selenium() {
+  local pins=(selenium==4.45.0 certifi==2026.10.19.post1 h11==0.16.0 idna==3.20 outcome==1.3.0.post0
+              PySocks==1.7.1 sniffio==1.3.1 sortedcontainers==2.4.0 trio==0.35.0 trio-websocket==0.12.2
+              typing_extensions==4.16.0 urllib3==2.8.0 websocket-client==1.9.2 wsproto==1.3.2 attrs==26.1.0)
+  [ -x .venv/bin/python ] || python3 -m venv .venv || { echo "setup: cannot create .venv; Selenium skipped"; return 0; }
+  if .venv/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("selenium") != "4.45.0")' 2>/dev/null; then
+    return 0
+  fi
+  echo "installing into .venv: ${pins[*]}"
+  .venv/bin/pip install -q --disable-pip-version-check "${pins[@]}" \
+    || echo "setup: pip could not install Selenium; the playground's browser test will be skipped"
+}
+setup_selenium
+# --- end of Selenium -----------------------------------------------------------------------
 
 # --- Apache TVM wheels from PyPI (`--target tvm`; docs/tvm.md) ------------------------------
 # Each pinned version, with its pinned dependencies, goes into its own directory under

@@ -3,7 +3,7 @@
 
 1. No include runs back up: each folder includes only from itself and the folders below it
    (support < semantics < interp < lower < bounds < schedule < oracle < candidates < report
-   < fuzz < tools); a candidate's folder includes no other candidate's, except the kernel
+   < fuzz < tools < playground); a candidate's folder includes no other candidate's, except the kernel
    harness that candidates emitting C run in.
 2. The README's layout table lists every top-level folder, and nothing that is not one.
 3. Every source file opens with a comment saying why it exists.
@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 LAYERS = ['support', 'semantics', 'interp', 'lower', 'bounds', 'schedule', 'oracle', 'candidates', 'report',
-          'fuzz', 'tools']
+          'fuzz', 'tools', 'playground']
 # What a candidate's folder may use of candidates/ beside itself.
 CANDIDATE_SHARED = {'candidates/kernel'}
 
