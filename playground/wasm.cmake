@@ -43,7 +43,7 @@ target_compile_options(halo_playground PRIVATE -fexceptions)
 # under the module's working folder /halo (playground/playground_api.cpp changes into it).
 target_link_options(halo_playground PRIVATE
   -fexceptions -sMODULARIZE=1 -sEXPORT_NAME=createHaloModule -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1
-  -sENVIRONMENT=worker,node -sTOTAL_STACK=8388608 -sINITIAL_MEMORY=67108864
+  -sENVIRONMENT=worker,node -sTOTAL_STACK=67108864 -sINITIAL_MEMORY=134217728
   "-sEXPORTED_FUNCTIONS=['_halo_playground_call','_malloc','_free']"
   "-sEXPORTED_RUNTIME_METHODS=['UTF8ToString','stringToUTF8','lengthBytesUTF8']"
   "--embed-file=${CMAKE_SOURCE_DIR}/examples@/halo/examples"

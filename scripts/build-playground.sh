@@ -24,5 +24,5 @@ emcmake cmake -S . -B "$wasm_build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/nu
 cmake --build "$wasm_build"
 
 mkdir -p "$out"
-python3 playground/assemble.py --module "$wasm_build/halo_playground.js" --web playground/web --examples examples --out "$out"
+python3 playground/assemble.py --module "$wasm_build/halo_playground.js" --web playground/web --root . --examples examples tests/invalid --out "$out"
 echo "playground: $out/index.html (open it in a browser, from disk or any web server)"

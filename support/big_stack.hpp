@@ -13,7 +13,11 @@
 namespace halo {
 
 inline constexpr size_t kBigStackBytes = size_t{1} << 30;
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(HALO_BROWSER)
+// The playground's WebAssembly (docs/playground.md) runs on the browser's own call stack,
+// which no thread can enlarge: about a thousand nested funcs fit in Chromium's.
+inline constexpr int kMaxEvalNesting = 600;
+#elif defined(__SANITIZE_ADDRESS__)
 // AddressSanitizer's handling of a throw (__asan_handle_no_return) misreports a
 // stack-buffer-overflow when tens of thousands of frames are unwound on a large thread
 // stack; sanitizer builds test the same limit logic at a smaller depth.

@@ -328,6 +328,10 @@
         $('pane-' + p.id).dataset.generation = gen;
       }
       const first = st.diagnostics[0];
+      if (st.commandPending) {  // the command may be the check itself (a guide's link to an invalid program)
+        st.commandPending = false;
+        await runCommandLine();
+      }
       setState('idle', first && first.line ? `error at line ${first.line}, column ${first.col}` : 'the program has an error');
       return;
     }
@@ -344,6 +348,11 @@
       } else if (!(await fillCommandPane(p.id, p.commands(st.file), gen))) {
         return;
       }
+    }
+    if (st.commandPending) {  // a command from the address (#cmd=), once the panes are done
+      st.commandPending = false;
+      await runCommandLine();
+      return;
     }
     setState('idle', `up to date · ${Math.round(performance.now() - started)} ms`);
   }
@@ -409,6 +418,7 @@
       const file = words.find((w) => EXAMPLES.some((e) => e.path === w));
       if (file) loadExample(file);
       $('command').value = text;
+      st.commandPending = true;
       return true;
     }
     if (h.has('example')) loadExample(h.get('example'));
@@ -439,7 +449,7 @@
     code.addEventListener('input', () => { paintEditor(); scheduleRecompute(); });
     code.addEventListener('scroll', syncScroll);
     $('command-form').addEventListener('submit', (ev) => { ev.preventDefault(); runCommandLine(); });
-    window.addEventListener('hashchange', () => { const cmd = fromUrl(); recompute().then(() => cmd && runCommandLine()); });
+    window.addEventListener('hashchange', () => { fromUrl(); recompute(); });
     if (!window.HALO_WORKER_SOURCE) {
       setState('failed', 'halo_worker.js is missing: build the playground with scripts/build-playground.sh');
       return;
@@ -452,9 +462,7 @@
       setState('failed', 'halo did not load: ' + e.message);
       return;
     }
-    const hadCommand = new URLSearchParams(location.hash.slice(1)).has('cmd');
     await recompute();
-    if (hadCommand) await runCommandLine();
   }
 
   start();

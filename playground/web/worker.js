@@ -34,8 +34,14 @@ onmessage = async (event) => {
   try {
     answer = call(m, { args, files: files || {} });
   } catch (e) {
-    answer = { status: 4, stdout: '', crashed: true,
-               stderr: 'playground: halo stopped inside the browser: ' + String(e && e.message || e) + '\n' };
+    const what = String(e && e.message || e);
+    // The browser's call stack is smaller than the executable's (1 GiB, support/big_stack.hpp):
+    // a program nested too deeply for a page stops as at a resource limit (exit 3).
+    answer = /call stack|memory access out of bounds/i.test(what)
+      ? { status: 3, stdout: '', crashed: true,
+          stderr: `halo: stopped: the browser's stack is exhausted (${what}); this program nests too deeply for ` +
+                  'the playground: run it with the halo executable\n' }
+      : { status: 4, stdout: '', crashed: true, stderr: 'playground: halo stopped inside the browser: ' + what + '\n' };
   }
   answer.ms = performance.now() - started;
   postMessage({ id, ...answer });

@@ -11,19 +11,25 @@ from disk and checks, against the halo executable run on the same files:
    on the edited file;
 4. an error typed into the editor is shown at its line and column, with the message
    `halo check` prints;
-5. a runaway program stops with the command's limit message (exit 3).
+5. a runaway program stops with the command's limit message (exit 3), and a dependency
+   chain deeper than the browser's stack stops as at a limit, after which the page works on;
+6. the same page served over HTTP from its folder works as from disk.
 
 Without a built page, Selenium or chromedriver the test says what is missing and is
 skipped (exit 77), except where HALO_REQUIRE_BROWSER is set (CI sets it): then it fails.
 `--screenshot PNG` also saves a picture of the page (docs/playground.png).
 """
 import argparse
+import functools
+import http.server
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import urllib.parse
+import threading
 import time
 from pathlib import Path
 
@@ -65,6 +71,18 @@ def guide_examples(repo):
                 cmd = lines[i + 1].rstrip()
                 assert cmd.startswith('$ halo '), f'{page}:{i + 2}: a halo-run block starts with "$ halo "'
                 found.append((page.relative_to(repo), i + 1, split_words(cmd[2:])))
+    return found
+
+
+def try_it_links(repo):
+    """(page, line, args, fragment) of every "try it" link into the playground (docs/guide/)."""
+    found = []
+    for page in sorted((repo / 'docs' / 'guide').glob('*.md')):
+        for i, line in enumerate(page.read_text(encoding='utf-8').split('\n')):
+            m = re.search(r'\[try it\]\([^)#]*playground/index\.html#(cmd=[^)]*)\)', line)
+            if m:
+                cmd = urllib.parse.unquote(m.group(1)[len('cmd='):])
+                found.append((page.relative_to(repo), i + 1, split_words(cmd), m.group(1)))
     return found
 
 
@@ -199,7 +217,35 @@ def main():
               f'another program (an external bounds engine) and are refused with the reason')
         fails.check(same + needs_process == len(examples) and len(examples) >= 30, 'not every guide example ran alike')
 
-        # 3. An edit typed into the editor.
+        # 2b. Every "try it" link of the guide: the page at that address loads the program the
+        # command names and shows the command's output in the Command pane.
+        links = try_it_links(repo)
+        linked = 0
+        last = None
+        for md, line, args, fragment in links:
+            if fragment != last:  # the same address again fires no hashchange: its result is shown
+                driver.execute_script('document.body.dataset.state = "navigating"')
+                driver.get(page.as_uri() + '#' + fragment)
+                last = fragment
+            wait_idle(driver)
+            shown = pane_outputs(driver, 'command')
+            loaded = driver.execute_script('return document.getElementById("file-name").textContent')
+            want = native(halo, args, repo)
+            if '--engine' in args and args[args.index('--engine') + 1] not in ('beta0', 'beta1', 'beta0-literal'):
+                fails.check(len(shown) == 1 and 'cannot start' in shown[0], f'{md}:{line}: the link shows {shown}')
+                continue
+            files = [w for w in args if w.endswith(('.halo', '.tgt'))]
+            ok = fails.check(shown == [want['stdout'] + want['stderr']] and (not files or loaded == files[0]),
+                             f'{md}:{line}: the try-it link loads {loaded} and shows\n{shown}\n--- halo ---\n'
+                             f'{want["stdout"]}{want["stderr"]}')
+            linked += ok
+        print(f'try-it links: {linked} of {len(links)} load the program and show what the command line prints')
+        fails.check(len(links) == len(examples), f'{len(links)} try-it links for {len(examples)} guide examples')
+
+        # 3. An edit typed into the editor (of the default example, loaded again).
+        driver.execute_script('document.body.dataset.state = "navigating"')
+        driver.get(page.as_uri() + '#example=' + program)
+        wait_idle(driver)
         code = driver.find_element(By.ID, 'code')
         code.click()
         code.send_keys(Keys.CONTROL, 'a')
@@ -252,6 +298,35 @@ def main():
                                    '--max-steps', '200000'])
         fails.check(got['status'] == 3 and '--max-steps' in got['stderr'], f'a runaway program: {got}')
         print('runaway: exit', got['status'], got['stderr'].strip().split('\n')[0])
+        # A dependency chain deeper than a browser's call stack: stopped as at a limit, and the
+        # page goes on working (its worker is restarted).
+        n = 3000
+        chain = '\n'.join([f'pipeline f{n - 1}() {{', '  fun f0(x) = { x }'] +
+                          [f'  fun f{i}(x) = {{ f{i - 1}[x] + 1 }}' for i in range(1, n)] +
+                          ['}', '', 'realize () over (0, 2)', ''])
+        for cmd in ('eval', 'oracle'):
+            got = run_in_page(driver, ['halo', cmd, 'chain.halo'], {'chain.halo': chain})
+            fails.check(got['status'] == 3 and 'halo: stopped' in got['stderr'],
+                        f'a chain of {n} funcs under {cmd}: {got}')
+            print(f'deep chain ({n} funcs), {cmd}: exit', got['status'], got['stderr'].strip().split('\n')[0][:150])
+        got = run_in_page(driver, ['halo', 'eval', 'examples/thesis_2_2.halo'])
+        fails.check(got['status'] == 0, f'after the deep chain the page no longer runs halo: {got}')
+        # 6. The same page served by a web server from its folder.
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(page.parent))
+        handler.log_message = lambda *args: None
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            driver.get(f'http://127.0.0.1:{server.server_address[1]}/{page.name}')
+            state = wait_idle(driver, 180)
+            want = native(halo, ['halo', 'eval', 'examples/thesis_2_2.halo'] + LIMITS, repo)
+            shown = pane_outputs(driver, 'output')
+            fails.check(state == 'idle' and shown == [want['stdout'] + want['stderr']],
+                        f'served over HTTP: state {state}, output pane {shown}')
+            print('served over http: state', state)
+        finally:
+            server.shutdown()
+
         if a.screenshot:  # the tiled schedule, whose pictures show one tile per iteration
             driver.get(page.as_uri() + '#example=examples/thesis_2_2_tile3.halo')
             time.sleep(0.5)
