@@ -20,6 +20,7 @@
 #include "oracle/quality.hpp"
 #include "schedule/schedule.hpp"
 #include "semantics/printer.hpp"
+#include "semantics/tgt_parser.hpp"
 #include "semantics/tgt_printer.hpp"
 
 #include <fmt/format.h>
@@ -179,8 +180,12 @@ void gather_bounds(const Query& q, const Beta0Result& b, const Beta0Completion& 
     if (!tuple.demanded) dims += "  (nothing demands it)";
     e.beta0_tuples.emplace_back(name, dims);
   }
+  // The page shows each answer through the simplifier and the raw form beside it when they
+  // differ, so that it never shows only a rewritten expression. (β0 passes its answers
+  // through the same simplifier already, bounds/beta0.cpp, so today they agree.) The value
+  // under z is the raw expression's.
   for (const auto& [hole, expr] : b.filling)
-    e.filling.push_back({hole.to_string(), print_expr(expr), value_under_z(expr, t, in)});
+    e.filling.push_back({hole.to_string(), print_expr(expr), print_expr(simplify(expr)), value_under_z(expr, t, in)});
   e.completed = print_tgt(c.program);
 }
 
@@ -301,7 +306,9 @@ class RunObserver final : public TraceSink {
       begin_tile(func.substr(kProbePrefix.size()), &box);
       return;
     }
-    if (!by_name_.count(func)) return;
+    FuncObservation* f = find(func);
+    if (!f) return;
+    ++f->allocations;
     alloc_[func] = to_box(box);
     if (!probes_.dims.count(func)) begin_tile(func, nullptr);  // no probe: a tile per allocation
   }
@@ -374,6 +381,7 @@ class RunObserver final : public TraceSink {
     }
     auto a = alloc_.find(func);
     if (a != alloc_.end()) t.allocated = a->second;
+    t.allocation = f->allocations;
     t.computed.assign(f->vars.size(), std::nullopt);
     if (probe) {
       const auto& dims = probes_.dims.at(func);
@@ -429,17 +437,94 @@ void observe_run(const Program& prog, const TgtProgram& scheduled, const Beta0Re
 }
 
 // ---------------------------------------------------------------- the trace of one store
+// The machine tells a sink each rule, its redex, and what the step did to memory and loops
+// (TraceSink), not the values the step read. Those are recovered here from the same
+// events, without evaluating anything a second way: Σ is followed through the steps that
+// change it ([REALIZE] binds z, [LET] and [FOR-ITER] bind a variable) and σ through [ALLOC]
+// (a fresh buffer holds ε_mem, an input's holds the input's values) and [ASSN]; [VAR] then
+// reads Σ and [READ] reads σ. [EVAL]'s result is its operator applied to the constants of
+// its redex by apply_op, the machine's own operator (only for the steps kept, at the end).
+
+// The top-level items of the parenthesized list that opens at text[open]: "(0, (-1))" →
+// {"0", "(-1)"}. Redexes print negative constants in parentheses, never commas inside.
+std::vector<std::string> paren_items(const std::string& text, size_t open) {
+  std::vector<std::string> items;
+  if (open >= text.size() || text[open] != '(') return items;
+  int depth = 0;
+  size_t start = open + 1;
+  for (size_t i = open; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      if (--depth == 0) {
+        items.push_back(text.substr(start, i - start));
+        return items;
+      }
+    } else if (c == ',' && depth == 1) {
+      items.push_back(text.substr(start, i - start));
+      start = i + 2;  // ", "
+    }
+  }
+  return {};  // unbalanced: not a redex this code knows
+}
+
+// A constant as the page writes it: "(-1)" → "-1".
+std::string unparen(std::string s) {
+  if (s.size() > 2 && s.front() == '(' && s.back() == ')') return s.substr(1, s.size() - 2);
+  return s;
+}
+
+// The value of an operator applied to constants, as [EVAL] computes it (apply_op), or
+// nothing for anything else.
+std::optional<Value> fold_constants(const Expr& e) {
+  if (e->kind == ExprKind::Const) return as<ConstNode>(e).value;
+  if (e->kind != ExprKind::Op) return std::nullopt;
+  const auto& op = as<OpNode>(e);
+  std::vector<Value> args;
+  for (const auto& a : op.args) {
+    auto v = fold_constants(a);
+    if (!v) return std::nullopt;
+    args.push_back(std::move(*v));
+  }
+  return apply_op(op.op, args);
+}
+
+// [EVAL]'s operands and result from its redex "op(c̄)". A typed operator's redex ("200 +
+// 100 : u8") does not say its operands' types, so its result is not recomputed here: the
+// operands only, the result being what the next steps use.
+std::string eval_reads(const std::string& redex) {
+  const bool typed = redex.find(" : ") != std::string::npos;
+  Expr e;
+  try {
+    e = parse_tgt_expr(typed ? redex.substr(0, redex.find(" : ")) : redex, "<redex>");
+  } catch (const InputError&) {
+    return "";
+  }
+  std::vector<std::string> operands;
+  if (e->kind == ExprKind::Op)
+    for (const auto& a : as<OpNode>(e).args)
+      if (auto v = fold_constants(a)) operands.push_back(v->to_string());
+  std::string out = operands.empty() ? "" : fmt::format("operands {}", fmt::join(operands, ", "));
+  if (typed) return out;
+  if (auto v = fold_constants(e)) out += fmt::format("{}result {}", out.empty() ? "" : "; ", v->to_string());
+  return out;
+}
+
 class StoreTracer final : public TraceSink {
  public:
-  StoreTracer(StoreTrace& out, size_t max_entries) : out_(out), half_(std::max<size_t>(2, max_entries / 2)) {}
+  StoreTracer(StoreTrace& out, size_t max_entries, const TgtProgram& t, const Input& in, size_t max_points)
+      : out_(out), half_(std::max<size_t>(2, max_entries / 2)), prog_(t), in_(in), max_points_(max_points) {}
 
   void rule(const char* name, const std::string& redex) override {
-    TraceEntry e{++step_, name, redex};
+    TraceEntry e{++step_, name, redex, reads_of(name, redex)};
     if (head_.size() < half_) {
       head_.push_back(std::move(e));
+      last_in_tail_ = false;
       return;
     }
     tail_.push_back(std::move(e));
+    last_in_tail_ = true;
     if (tail_.size() > half_) {
       tail_.pop_front();
       ++elided_;
@@ -448,18 +533,36 @@ class StoreTracer final : public TraceSink {
 
   // A new iteration of the traced func's loops begins a new segment (its FOR-ITER, just
   // recorded, is the segment's first step).
-  void iterated(const ForStmt& loop, const Value&) override {
+  void iterated(const ForStmt& loop, const Value& v) override {
+    const std::string var = print_expr(make_var(loop.binder()));
+    sigma_vars_[var] = v.to_string();
+    if (TraceEntry* last = last_entry())
+      last->reads = fmt::format("{}; Σ[{} = {}]", last->reads, var, v.to_string());
     if (loop.func != out_.func || (head_.empty() && tail_.empty())) return;
     TraceEntry first = tail_.empty() ? head_.back() : tail_.back();
     head_.assign(1, std::move(first));
     tail_.clear();
     elided_ = 0;
+    last_in_tail_ = false;
   }
 
-  void stored(const std::string& func, std::span<const Value> point, const Value&) override {
-    if (func != out_.func) return;
+  void allocated(const std::string& func, const std::vector<std::pair<Value, Value>>& box) override {
+    Buffer& b = sigma_[func];
+    b.values.clear();
+    b.not_kept = false;
+    b.input = prog_.find_input(func) ? in_.buffer(func) : nullptr;
+  }
+
+  void stored(const std::string& func, std::span<const Value> point, const Value& v) override {
+    Buffer& b = sigma_[func];
     auto p = to_point(point);
-    if (!p || *p != out_.point) return;
+    if (TraceEntry* last = last_entry())
+      last->reads = fmt::format("{} = {} (σ held {})", access_text(func, point), v.to_string(), held(b, p));
+    if (p && (b.values.size() < max_points_ || b.values.count(*p)))
+      b.values[*p] = v;
+    else
+      b.not_kept = true;
+    if (func != out_.func || !p || *p != out_.point) return;
     out_.found = true;
     ++out_.stores_to_point;
     out_.head = head_;
@@ -467,13 +570,109 @@ class StoreTracer final : public TraceSink {
     out_.elided = elided_;
   }
 
+  void loaded(const std::string& func, std::span<const Value> point) override {
+    if (TraceEntry* last = last_entry())
+      last->reads = fmt::format("{} = {}", access_text(func, point), held(sigma_[func], to_point(point)));
+  }
+
+  // [EVAL]'s results, for the entries kept (parsing every redex of a long run would cost
+  // more than the run).
+  void finish() {
+    for (auto* entries : {&out_.head, &out_.tail})
+      for (auto& e : *entries)
+        if (e.rule == "EVAL") e.reads = eval_reads(e.redex);
+  }
+
  private:
+  struct Buffer {
+    std::map<Point, Value> values;  // what [ASSN] wrote since the last [ALLOC]
+    const InputBuffer* input = nullptr;
+    bool not_kept = false;  // a store beyond max_points was not kept
+  };
+
+  TraceEntry* last_entry() {
+    if (last_in_tail_) return tail_.empty() ? nullptr : &tail_.back();
+    return head_.empty() ? nullptr : &head_.back();
+  }
+
+  static std::string access_text(const std::string& func, std::span<const Value> point) {
+    std::vector<std::string> cs;
+    for (const auto& c : point) cs.push_back(c.to_string());
+    return fmt::format("{}[{}]", func, fmt::join(cs, ", "));
+  }
+
+  // σ(f)[p] as the machine holds it: the last store since [ALLOC], else what [ALLOC] put
+  // there (the input's value, or ε_mem).
+  static std::string held(const Buffer& b, const std::optional<Point>& p) {
+    if (!p) return "(a point beyond 64 bits, not followed)";
+    if (auto it = b.values.find(*p); it != b.values.end()) return it->second.to_string();
+    if (b.not_kept) return "(not kept: more points than the report follows)";
+    if (b.input)
+      if (const Value* v = b.input->at(p->data())) return v->to_string();
+    return Value::err_mem().to_string();
+  }
+
+  std::string reads_of(std::string_view rule, const std::string& redex) {
+    if (rule == "VAR") {
+      auto it = sigma_vars_.find(redex);
+      return it == sigma_vars_.end() ? "" : fmt::format("{} = {}", redex, it->second);
+    }
+    if (rule == "REALIZE") {
+      std::vector<std::string> bound;
+      for (const auto& [name, v] : realize_bindings(prog_, in_)) {
+        std::string var = print_expr(make_var(name));
+        sigma_vars_[var] = v.to_string();
+        bound.push_back(fmt::format("{} = {}", var, v.to_string()));
+      }
+      return fmt::format("Σ[{}]", fmt::join(bound, ", "));
+    }
+    if (rule == "LET") {  // "let x = c in { … }"
+      size_t eq = redex.find(" = "), in = redex.rfind(" in {");
+      if (redex.rfind("let ", 0) != 0 || eq == std::string::npos || in == std::string::npos || in < eq) return "";
+      std::string var = print_expr(make_var(redex.substr(4, eq - 4)));
+      std::string value = unparen(redex.substr(eq + 3, in - eq - 3));
+      sigma_vars_[var] = value;
+      return fmt::format("value {}; Σ[{} = {}]", value, var, value);
+    }
+    if (rule == "FOR-ITER" || rule == "FOR-STOP") {  // "for <f, 0, 0, x> in (c_min, c_len) ..."
+      size_t at = redex.find(" in (");
+      auto items = at == std::string::npos ? std::vector<std::string>{} : paren_items(redex, at + 4);
+      if (items.size() != 2) return "";
+      return fmt::format("min {}, len {}", unparen(items[0]), unparen(items[1]));
+    }
+    if (rule == "IF-T" || rule == "IF-F") {  // "if (c) { … } else { … }"
+      auto items = paren_items(redex, 3);
+      return items.size() == 1 ? fmt::format("condition {}", unparen(items[0])) : "";
+    }
+    if (rule == "ASSERT-TRUE") return fmt::format("condition {}", unparen(redex.substr(std::string("assert ").size())));
+    if (rule == "ALLOC") {  // "allocate f((min, len), ...)"
+      size_t open = redex.find('(');
+      if (open == std::string::npos) return "";
+      std::vector<std::string> dims, items = paren_items(redex, open);
+      if (items.size() == 1 && items[0].empty()) items.clear();  // `allocate f()`: a single point
+      for (const auto& d : items) {
+        auto ml = paren_items(d, 0);
+        if (ml.size() != 2) return "";
+        dims.push_back(fmt::format("min {}, len {}", unparen(ml[0]), unparen(ml[1])));
+      }
+      return fmt::format("σ[{} ↦ ε_mem on {}]", redex.substr(9, open - 9),
+                         dims.empty() ? "a single point" : fmt::format("{}", fmt::join(dims, " × ")));
+    }
+    return "";  // READ and ASSN: completed by loaded() and stored(); EVAL: by finish()
+  }
+
   StoreTrace& out_;
   size_t half_;
+  const TgtProgram& prog_;
+  const Input& in_;
+  size_t max_points_;
   uint64_t step_ = 0;
   std::vector<TraceEntry> head_;
   std::deque<TraceEntry> tail_;
+  bool last_in_tail_ = false;
   uint64_t elided_ = 0;
+  std::map<std::string, std::string> sigma_vars_;  // Σ, by the variable as [VAR]'s redex prints it
+  std::map<std::string, Buffer> sigma_;            // σ, by func
 };
 
 Point checked_point(const Program& prog, const std::vector<Value>& pt, size_t dims, const std::string& func,
@@ -508,12 +707,13 @@ void trace_store(const Program& prog, const Beta0Completion& c, const Input& in,
     t.note = "β0 found no finite bounds: the completed program is `assert 0` and stores nothing.";
     return;
   }
-  StoreTracer tracer(t, opts.trace_entries);
+  StoreTracer tracer(t, opts.trace_entries, c.program, in, opts.max_points);
   try {
     run_tgt(c.program, in, opts.limits, &tracer);
   } catch (const ResourceLimit& ex) {
     t.note = std::string("the run stopped at a limit (") + ex.what() + ")";
   }
+  tracer.finish();
   if (!t.found && t.note.empty()) t.note = "the completed program never stores this point.";
 }
 

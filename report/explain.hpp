@@ -43,6 +43,9 @@ struct Box {
 struct TileObservation {
   std::string label;              // "xo = 1": those loops' variables; empty at the root
   std::optional<Box> allocated;   // σ(f)'s bounds while this tile ran ([ALLOC])
+  // Which [ALLOC] of f that was (1: the first of the run; 0: none seen). Tiles share one
+  // when store_at keeps the buffer outside the loops compute_at puts f in.
+  uint64_t allocation = 0;
   // ?cpu f (the last stage's compute hole, the region consumers may rely on) evaluated at
   // `label f` for this tile. A dimension without such a hole has no entry.
   std::vector<std::optional<std::pair<int64_t, int64_t>>> computed;
@@ -59,6 +62,7 @@ struct FuncObservation {
   std::vector<std::string> tile_loops;   // the loops enclosing `label f`, outermost first
   std::vector<TileObservation> tiles;    // at most ExplainOptions::max_tiles
   uint64_t tiles_dropped = 0;            // tiles beyond the limit (counted, not kept)
+  uint64_t allocations = 0;              // [ALLOC]s of f in the whole run
   std::map<Point, Value> last_values;    // every point's last stored value (the heat map)
   uint64_t stores = 0, loads = 0, points_too_large = 0;
   uint64_t points_not_kept = 0;  // accesses to points beyond ExplainOptions::max_points (counted, not kept)
@@ -76,6 +80,11 @@ struct TraceEntry {
   uint64_t step = 0;  // the rule application's number in the whole run
   std::string rule;   // as fig. 2.8 names it
   std::string redex;
+  // What the step read and bound, in the rule's terms: Σ(x) for [VAR] ("x = 3"), σ(f)[c̄]
+  // for [READ] ("g[3] = 10"), the operands and result of [EVAL], min and len for
+  // [FOR-ITER], the condition for [IF-T]/[IF-F], Σ's new binding for [LET], ... Empty for
+  // [NOP] and [END], which read nothing.
+  std::string reads;
 };
 
 // The steps of one execution of a store `f^ℓ[p̄] <- e`: from the FOR-ITER that began the
@@ -98,7 +107,8 @@ struct ScheduleStep {
 
 struct HoleAnswer {
   std::string hole;        // ?cpu<g, *, 0, x>.min
-  std::string expression;  // β0's expression for it
+  std::string expression;  // β0's expression for it, as β0 built it (the raw form)
+  std::string simplified;  // the same expression through bounds/simplify (what the page shows first)
   std::string value;       // its value under z, or what it still depends on (loop variables)
 };
 
@@ -188,6 +198,22 @@ Explanation explain_program(const Program& prog, const std::string& source, cons
 
 // The page: one HTML document with inline CSS, SVG and script (no network access).
 std::string render_html(const Explanation& e);
+
+// One section of the page, rendered. The explain page and the playground (playground/)
+// show the same sections through these functions: render_html() puts them in one document
+// behind a table of contents made from their titles; the playground puts each in a pane.
+struct RenderedSection {
+  std::string id;     // "bounds": the element's id and the table of contents' anchor
+  std::string title;  // "4. Bounds: B(T) and β0 (§2.7)", exactly as its heading reads
+  std::string html;   // the whole <section> element
+};
+std::vector<RenderedSection> render_sections(const Explanation& e);
+// The style sheet and the script every page that shows sections includes. The script
+// defines window.haloExplainInit(root): it wires the switches and toggles found under
+// root and returns "ok" or what is missing; the explain page calls it on load (and sets
+// body[data-loaded] from it), the playground after each render.
+std::string_view page_style();
+std::string_view page_script();
 
 // A line diff (longest common subsequence), for showing what a directive changed.
 enum class DiffKind : uint8_t { Same, Added, Removed };

@@ -92,7 +92,7 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1180px;
 header { border-bottom: 2px solid #ccc; margin-bottom: 10px; }
 h1 { font-size: 1.6em; margin: 18px 0 4px; } h2 { margin-top: 34px; border-bottom: 1px solid #ddd; }
 h3 { margin: 18px 0 4px; font-size: 1.05em; }
-nav ol { columns: 2; font-size: 0.95em; }
+nav ol { columns: 2; font-size: 0.95em; } nav ol.toc { list-style: none; padding-left: 0; } /* the titles carry their numbers */
 pre { background: #f7f7f9; border: 1px solid #e3e3e8; padding: 8px 10px; overflow-x: auto; font: 13px/1.35 ui-monospace, monospace; }
 pre.diff span { display: block; } pre.diff .add { background: #e3f6e3; } pre.diff .del { background: #fde8e8; color: #8a1c1c; }
 table { border-collapse: collapse; margin: 6px 0; } td, th { border: 1px solid #ddd; padding: 2px 8px; text-align: left; vertical-align: top; }
@@ -115,45 +115,78 @@ table.grid td.halide-differs { background: #fff1cc; outline: 2px dashed #a05a00;
 table.grid th { color: #666; font-weight: normal; font-size: 12px; }
 svg .layer.requested { fill: var(--requested); } svg .layer.requested.window { fill: none; stroke: var(--requested); stroke-width: 3; }
 svg.swatch .layer.requested { fill: var(--requested); stroke: none; }
-body.hide-allocated .layer.allocated, body.hide-computed .layer.computed,
-body.hide-written .layer.written, body.hide-requested .layer.requested { visibility: hidden; }
+.hide-allocated .layer.allocated, .hide-computed .layer.computed,
+.hide-written .layer.written, .hide-requested .layer.requested { visibility: hidden; }
 svg .heat-value { fill: #111; } svg .heat-value.dark { fill: #fff; } svg .window-outline { fill: none; stroke: #f08c00; stroke-width: 3; }
-#derivation-tree details { margin-left: 18px; border-left: 1px dotted #bbb; padding-left: 6px; }
-#derivation-tree summary, #derivation-tree .leaf { font: 13px/1.5 ui-monospace, monospace; }
-#derivation-tree .leaf { margin-left: 30px; } #derivation-tree > details { margin-left: 0; }
+svg .heat-allocated { fill: #e4e4e4; stroke: #9a9a9a; stroke-dasharray: 3 2; }
+.heat-views, .heat-allocations { display: flex; flex-wrap: wrap; gap: 10px 18px; align-items: flex-start; }
+.heat-view.merged:not(:last-child) { padding-right: 14px; border-right: 2px solid #ddd; }
+.heat-map.rows .heat-views, .heat-map.rows .heat-allocations { flex-direction: column; gap: 4px; }
+.heat-map.rows .heat-view.merged:not(:last-child) { padding: 0 0 6px; border-right: none; border-bottom: 2px solid #ddd; }
+.heat-label { font-size: 0.9em; color: #333; margin-bottom: 2px; max-width: 420px; }
+.hide-per-allocation .heat-allocations { display: none; } .hide-per-allocation .heat-view.merged { border-right: none; }
+.derivation-tree details { margin-left: 18px; border-left: 1px dotted #bbb; padding-left: 6px; }
+.derivation-tree summary, .derivation-tree .leaf { font: 13px/1.5 ui-monospace, monospace; }
+.derivation-tree .leaf { margin-left: 30px; } .derivation-tree > details { margin-left: 0; }
+details.raw { margin-top: 3px; } details.raw summary { color: #666; font: 12px system-ui, sans-serif; cursor: pointer; }
+details.raw pre { margin: 2px 0 0; white-space: pre-wrap; word-break: break-all; }
 a.rule, span.rule { color: #7a3db8; text-decoration: none; font-weight: 600; margin-left: 6px; }
 :target { background: #fff6c9; }
-table.trace td:first-child { text-align: right; color: #777; }
+table.trace td:first-child { text-align: right; color: #777; } table.trace td.reads { color: #14532d; }
 dl.glossary dt { font-weight: 600; margin-top: 8px; } dl.glossary dd { margin-left: 18px; }
 .value { font-weight: 600; }
 )CSS";
 
-// Proves in the page that the script ran (the browser test reads data-loaded), wires the
-// layer switches and the derivation's expand/collapse buttons.
+// Wires what the sections found under `root` need: the layer switches of the pictures and
+// the view switch of the heat maps (a class on the switch's own section, so that two panes
+// of the playground do not switch each other), and the buttons that open or close every
+// <details> of a kind in their section (the derivation's judgments, the bounds' raw
+// forms). Every element is wired once, however often it is called. `expected`: the ids of
+// the sections that must be under root. Links are checked only on a whole page (root =
+// document): a pane's may lead to another pane. Returns 'ok' or what is missing or broken.
 const char* const kScript = R"JS(
-(function () {
-  var body = document.body;
+window.haloExplainInit = function (root, expected) {
   try {
-    document.querySelectorAll('input[data-layer]').forEach(function (box) {
-      box.addEventListener('change', function () { body.classList.toggle('hide-' + box.dataset.layer, !box.checked); });
+    root = root || document;
+    var whole = root === document || root === document.documentElement || root === document.body;
+    var fallback = root.nodeType === 1 ? root : document.body;
+    function scope(el) { return el.closest('section') || fallback; }
+    function once(el) {
+      if (el.dataset.haloWired) return false;
+      el.dataset.haloWired = '1';
+      return true;
+    }
+    root.querySelectorAll('input[data-layer], input[data-view]').forEach(function (box) {
+      if (!once(box)) return;
+      var name = 'hide-' + (box.dataset.layer || box.dataset.view);
+      var sync = function () { scope(box).classList.toggle(name, !box.checked); };
+      box.addEventListener('change', sync);
+      sync();  // a state the browser restored
     });
-    var tree = document.getElementById('derivation-tree');
-    function setAll(open) { if (tree) tree.querySelectorAll('details').forEach(function (d) { d.open = open; }); }
-    var expand = document.getElementById('expand-all'), collapse = document.getElementById('collapse-all');
-    if (expand) expand.addEventListener('click', function () { setAll(true); });
-    if (collapse) collapse.addEventListener('click', function () { setAll(false); });
-    var sections = ['algorithm', 'lowered', 'schedule', 'bounds', 'completed', 'verdict', 'pictures', 'buffers',
-                    'derivation', 'trace', 'glossary'];
-    var missing = sections.filter(function (id) { return !document.getElementById(id); });
-    var broken = Array.prototype.filter.call(document.querySelectorAll('a[href^="#"]'), function (a) {
-      return a.getAttribute('href').length > 1 && !document.getElementById(a.getAttribute('href').slice(1));
+    root.querySelectorAll('button[data-open-all]').forEach(function (button) {
+      if (!once(button)) return;
+      button.addEventListener('click', function () {
+        var open = button.dataset.open === 'true';
+        scope(button).querySelectorAll(button.dataset.openAll).forEach(function (d) { d.open = open; });
+      });
     });
-    body.dataset.loaded = missing.length ? 'missing: ' + missing.join(' ')
-                        : broken.length ? 'broken link: ' + broken[0].getAttribute('href') : 'ok';
+    function find(id) {
+      if (root.nodeType === 9) return root.getElementById(id);
+      return root.id === id ? root : root.querySelector('#' + CSS.escape(id));
+    }
+    var missing = (expected || []).filter(function (id) { return !find(id); });
+    if (missing.length) return 'missing: ' + missing.join(' ');
+    if (whole) {
+      var broken = Array.prototype.filter.call(document.querySelectorAll('a[href^="#"]'), function (a) {
+        return a.getAttribute('href').length > 1 && !document.getElementById(a.getAttribute('href').slice(1));
+      });
+      if (broken.length) return 'broken link: ' + broken[0].getAttribute('href');
+    }
+    return 'ok';
   } catch (e) {
-    body.dataset.loaded = 'error: ' + e.message;
+    return 'error: ' + e.message;
   }
-})();
+};
 )JS";
 
 void open_section(HtmlWriter& w, const char* id, const std::string& title) {
@@ -177,24 +210,16 @@ std::string input_text(const Explanation& e) {
                      ws.empty() ? "a single point" : fmt::format("{}", fmt::join(ws, ", ")));
 }
 
-void write_header(HtmlWriter& w, const Explanation& e) {
+// The page's title and its table of contents, made from the sections as rendered: an entry
+// is a section's own heading, so the two cannot disagree.
+void write_header(HtmlWriter& w, const Explanation& e, const std::vector<RenderedSection>& sections) {
   w.open("header");
   w.element("h1", {}, "halo explain: " + e.file);
-  paragraph(w, input_text(e));
   w.open("nav");
-  w.open("ol");
-  const std::pair<const char*, const char*> toc[] = {
-      {"algorithm", "The algorithm (§2.4)"},        {"lowered", "L(P): the lowered program (§2.6)"},
-      {"schedule", "The schedule, directive by directive (§2.8)"}, {"bounds", "Bounds: B(T) and β0 (§2.7)"},
-      {"completed", "The completed program"},        {"verdict", "The oracle's verdict (Theorems 2.1, 2.2)"},
-      {"halide", "The compiler's side: Halide (--target halide)"},
-      {"pictures", "Iteration spaces, tile by tile"}, {"buffers", "Buffers as heat maps"},
-      {"derivation", "Big-step derivation (fig. 2.6)"}, {"trace", "Small-step trace (fig. 2.8)"},
-      {"glossary", "Glossary of rules"}};
-  for (const auto& [id, title] : toc) {
-    if (std::string_view(id) == "halide" && !e.halide) continue;
+  w.open("ol", {{"class", "toc"}});
+  for (const auto& sec : sections) {
     w.open("li");
-    w.element("a", {{"href", std::string("#") + id}}, title);
+    w.element("a", {{"href", "#" + sec.id}}, sec.title);
     w.close("li");
   }
   w.close("ol");
@@ -203,8 +228,9 @@ void write_header(HtmlWriter& w, const Explanation& e) {
 }
 
 // ---------------------------------------------------------------- the sections
-void write_algorithm(HtmlWriter& w, const Explanation& e) {
-  open_section(w, "algorithm", "1. The algorithm (§2.4)");
+void write_algorithm(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  open_section(w, "algorithm", title);
+  w.element("p", {{"class", "input"}}, input_text(e));
   paragraph(w, "The program as written: funcs defined on unbounded integer domains (fig. 2.5), an optional schedule "
                "(fig. 2.11) and a realization, the input z. The algorithm alone defines every value (fig. 2.6); the "
                "schedule may only change how and where they are computed.");
@@ -215,8 +241,8 @@ void write_algorithm(HtmlWriter& w, const Explanation& e) {
   w.close("section");
 }
 
-void write_lowered(HtmlWriter& w, const Explanation& e) {
-  open_section(w, "lowered", "2. L(P): the lowered program (fig. 2.9)");
+void write_lowered(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  open_section(w, "lowered", title);
   paragraph(w, "Lowering gives one allocate and one labelled loop nest per func, in definition order, with the first "
                "pure variable innermost. Every bound is a hole: ?mem f for allocations, ?cpu f for the region computed "
                "(Def. 2.14). Bounds inference fills them later (§2.7).");
@@ -234,8 +260,8 @@ void write_diff(HtmlWriter& w, const std::string& before, const std::string& aft
   w.close("pre");
 }
 
-void write_schedule(HtmlWriter& w, const Explanation& e) {
-  open_section(w, "schedule", "3. The schedule, directive by directive (fig. 2.11)");
+void write_schedule(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  open_section(w, "schedule", title);
   paragraph(w, "Each directive rewrites the program with holes: T_i = S(s_i, T_{i-1}) (fig. 2.4). Lines the directive "
                "added are green (+), lines it removed are red (−).");
   if (e.steps.size() <= 1) note(w, "This program has no schedule: the default one of fig. 2.9 is used as lowered.");
@@ -261,9 +287,9 @@ bool not_reached(HtmlWriter& w, const Explanation& e, const char* id, const std:
   return true;
 }
 
-void write_bounds(HtmlWriter& w, const Explanation& e) {
-  if (not_reached(w, e, "bounds", "4. Bounds: the query B(T) (fig. 2.10a) and β0 (fig. 2.10b)")) return;
-  open_section(w, "bounds", "4. Bounds: the query B(T) (fig. 2.10a) and β0 (fig. 2.10b)");
+void write_bounds(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  if (not_reached(w, e, "bounds", title)) return;
+  open_section(w, "bounds", title);
   paragraph(w, "The query is the predicate every completion must satisfy (Def. 2.15): each store inside ?mem, each "
                "access a computed point needs inside ?cpu, the window inside the output's ?cpu.");
   program_block(w, e.query, "query");
@@ -289,16 +315,32 @@ void write_bounds(HtmlWriter& w, const Explanation& e) {
     w.text(e.beta0_reason + ". Lifted to a bounds engine, it completes the program as `assert 0` (§2.7.2).");
     w.close("p");
   }
+  paragraph(w, "Each expression is shown simplified (bounds/simplify: constant folding, linear forms, min and max of "
+               "terms a constant apart, select with a constant condition or equal branches), the form β0 built one "
+               "click away; the value under z is the raw form's, and both have it.");
+  w.open("p");
+  w.element("button", {{"type", "button"}, {"data-open-all", "details.raw"}, {"data-open", "true"}}, "show every raw form");
+  w.text(" ");
+  w.element("button", {{"type", "button"}, {"data-open-all", "details.raw"}, {"data-open", "false"}}, "hide them");
+  w.close("p");
   w.open("table", {{"class", "filling"}});
   w.open("tr");
   w.element("th", {}, "hole");
-  w.element("th", {}, "β0's expression");
+  w.element("th", {}, "β0's expression, simplified");
   w.element("th", {}, "its value under z");
   w.close("tr");
   for (const auto& h : e.filling) {
     w.open("tr");
     w.element("td", {{"class", "mono"}}, h.hole);
-    w.element("td", {{"class", "mono"}}, h.expression);
+    w.open("td", {{"class", "mono"}});
+    w.element("span", {{"class", "simplified"}}, h.simplified);
+    if (h.simplified != h.expression) {
+      w.open("details", {{"class", "raw"}});
+      w.element("summary", {}, fmt::format("as β0 built it ({} characters)", h.expression.size()));
+      w.element("pre", {{"class", "raw-expression"}}, h.expression);
+      w.close("details");
+    }
+    w.close("td");
     w.element("td", {{"class", "mono"}}, h.value);
     w.close("tr");
   }
@@ -306,9 +348,9 @@ void write_bounds(HtmlWriter& w, const Explanation& e) {
   w.close("section");
 }
 
-void write_completed(HtmlWriter& w, const Explanation& e) {
-  if (not_reached(w, e, "completed", "5. The completed program [Γ]T")) return;
-  open_section(w, "completed", "5. The completed program [Γ]T");
+void write_completed(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  if (not_reached(w, e, "completed", title)) return;
+  open_section(w, "completed", title);
   paragraph(w, "The scheduled program with every hole replaced by β0's expression: a program of Tgt the small-step "
                "machine runs (fig. 2.8).");
   program_block(w, e.completed);
@@ -406,9 +448,9 @@ void write_outputs(HtmlWriter& w, const OracleVerdict& v, bool only_differences)
   if (ref.size() > shown) note(w, fmt::format("{} more points of R(z) are not listed.", ref.size() - shown));
 }
 
-void write_verdict(HtmlWriter& w, const Explanation& e) {
-  if (not_reached(w, e, "verdict", "6. The oracle's verdict")) return;
-  open_section(w, "verdict", "6. The oracle's verdict");
+void write_verdict(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  if (not_reached(w, e, "verdict", title)) return;
+  open_section(w, "verdict", title);
   paragraph(w, "Theorem 2.1: the completed program never reads or writes out of bounds. Theorem 2.2 via Def. 2.3: "
                "either P(z) has an error value in R(z), or P'(z) fails an assertion, or P and P' agree on every point "
                "of R(z) (and only there: the output buffer may be larger).");
@@ -437,10 +479,10 @@ void write_verdict(HtmlWriter& w, const Explanation& e) {
 std::string optional_box_text(const std::optional<Box>& b, const char* none) { return b ? box_text(*b) : none; }
 
 // The same case on the compiler people use (`--target halide`).
-void write_halide(HtmlWriter& w, const Explanation& e) {
+void write_halide(HtmlWriter& w, const Explanation& e, const std::string& title) {
   if (!e.halide) return;
   const HalideSide& h = *e.halide;
-  open_section(w, "halide", "6b. The compiler's side: Halide");
+  open_section(w, "halide", title);
   paragraph(w, "The same program, schedule and input translated to Halide (docs/halide.md), compiled and run; its "
                "output is compared with P(z) on R(z) (Theorem 2.2), and a second, traced run checks every load and "
                "store of every func against the region Halide realized for it (Theorem 2.1).");
@@ -523,9 +565,9 @@ void write_halide(HtmlWriter& w, const Explanation& e) {
   w.close("section");
 }
 
-void write_pictures(HtmlWriter& w, const Explanation& e) {
-  if (not_reached(w, e, "pictures", "7. Iteration spaces, tile by tile (figs. 2.1–2.3)")) return;
-  open_section(w, "pictures", "7. Iteration spaces, tile by tile (figs. 2.1–2.3)");
+void write_pictures(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  if (not_reached(w, e, "pictures", title)) return;
+  open_section(w, "pictures", title);
   paragraph(w, "What the completed program did to each func, observed on the small-step machine. A tile is one "
                "iteration of the loops that compute_at placed the func's computation in (the whole run when it is "
                "computed at the root). The allocated region may exceed the computed one, and points may be written "
@@ -539,10 +581,19 @@ void write_pictures(HtmlWriter& w, const Explanation& e) {
   w.close("section");
 }
 
-void write_buffers(HtmlWriter& w, const Explanation& e) {
-  if (not_reached(w, e, "buffers", "8. Buffers as heat maps")) return;
-  open_section(w, "buffers", "8. Buffers as heat maps");
-  paragraph(w, "Each func's values as last stored, darker for smaller values; for the output func, R(z) is outlined.");
+void write_buffers(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  if (not_reached(w, e, "buffers", title)) return;
+  open_section(w, "buffers", title);
+  paragraph(w, "Each func's values as last stored, darker for smaller values; for the output func, R(z) is outlined. "
+               "A func whose allocation store_at (or compute_at alone) put inside a loop is allocated once per "
+               "iteration: after its merged map (below it for 1-D funcs, beside it for 2-D ones), one map per "
+               "allocation shows its box and what was stored in it, grey where nothing was.");
+  w.open("p");
+  w.open("label");
+  w.empty("input", {{"type", "checkbox"}, {"checked", "checked"}, {"data-view", "per-allocation"}});
+  w.text(" one map per allocation");
+  w.close("label");
+  w.close("p");
   const RunObservation& o = e.observation;
   if (!o.ran) note(w, o.note);
   if (o.ran)
@@ -602,9 +653,9 @@ class DerivationWriter {
   bool truncated_ = false;
 };
 
-void write_derivation(HtmlWriter& w, const Explanation& e) {
-  if (not_reached(w, e, "derivation", "9. The big-step derivation of one output point (fig. 2.6)")) return;
-  open_section(w, "derivation", "9. The big-step derivation of one output point (fig. 2.6)");
+void write_derivation(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  if (not_reached(w, e, "derivation", title)) return;
+  open_section(w, "derivation", title);
   std::vector<std::string> cs;
   for (const auto& c : e.point) cs.push_back(c.to_string());
   paragraph(w, fmt::format("How the algorithm alone defines {}({}): each line is a judgment D; e ⇓ c, concluded by "
@@ -617,11 +668,12 @@ void write_derivation(HtmlWriter& w, const Explanation& e) {
     return;
   }
   w.open("p");
-  w.element("button", {{"type", "button"}, {"id", "expand-all"}}, "expand all");
+  w.element("button", {{"type", "button"}, {"data-open-all", ".derivation-tree details"}, {"data-open", "true"}}, "expand all");
   w.text(" ");
-  w.element("button", {{"type", "button"}, {"id", "collapse-all"}}, "collapse all");
+  w.element("button", {{"type", "button"}, {"data-open-all", ".derivation-tree details"}, {"data-open", "false"}},
+            "collapse all");
   w.close("p");
-  w.open("div", {{"id", "derivation-tree"}});
+  w.open("div", {{"id", "derivation-tree"}, {"class", "derivation-tree"}});
   DerivationWriter dw(w);
   dw.node(*e.derivation, 0);
   w.close("div");
@@ -639,16 +691,19 @@ void trace_row(HtmlWriter& w, const TraceEntry& t) {
   rule_link(w, "2.8", t.rule);
   w.close("td");
   w.element("td", {{"class", "mono"}}, t.redex);
+  w.element("td", {{"class", "mono reads"}}, t.reads);
   w.close("tr");
 }
 
-void write_trace(HtmlWriter& w, const Explanation& e) {
-  if (not_reached(w, e, "trace", "10. The small-step trace of one store (fig. 2.8)")) return;
+void write_trace(HtmlWriter& w, const Explanation& e, const std::string& title) {
+  if (not_reached(w, e, "trace", title)) return;
   const StoreTrace& t = e.trace;
-  open_section(w, "trace", "10. The small-step trace of one store (fig. 2.8)");
+  open_section(w, "trace", title);
   paragraph(w, fmt::format("Every rule the machine applied from the start of the loop iteration that stores {} "
                            "to the [ASSN] that writes it, each at the redex its evaluation context designates "
-                           "([REDUCE]). Choose the store with --trace-func and --trace-point.",
+                           "([REDUCE]), with what the step read: Σ(x) for [VAR], σ(f)[c̄] for [READ], the operands "
+                           "and result of [EVAL], the bounds of a loop, a condition, and what it bound in Σ. Choose "
+                           "the store with --trace-func and --trace-point.",
                            point_text(t.func, t.point)));
   if (!t.found) {
     note(w, t.note);
@@ -660,12 +715,12 @@ void write_trace(HtmlWriter& w, const Explanation& e) {
                         point_text(t.func, t.point), t.stores_to_point));
   w.open("table", {{"class", "trace"}});
   w.open("tr");
-  for (const char* h : {"step", "rule", "redex"}) w.element("th", {}, h);
+  for (const char* h : {"step", "rule", "redex", "reads"}) w.element("th", {}, h);
   w.close("tr");
   for (const auto& entry : t.head) trace_row(w, entry);
   if (t.elided) {
     w.open("tr");
-    w.element("td", {{"colspan", "3"}, {"class", "note"}}, fmt::format("… {} steps not shown …", t.elided));
+    w.element("td", {{"colspan", "4"}, {"class", "note"}}, fmt::format("… {} steps not shown …", t.elided));
     w.close("tr");
   }
   for (const auto& entry : t.tail) trace_row(w, entry);
@@ -673,8 +728,8 @@ void write_trace(HtmlWriter& w, const Explanation& e) {
   w.close("section");
 }
 
-void write_glossary(HtmlWriter& w) {
-  open_section(w, "glossary", "Glossary: the rules of figs. 2.6 and 2.8");
+void write_glossary(HtmlWriter& w, const Explanation&, const std::string& title) {
+  open_section(w, "glossary", title);
   paragraph(w, "Every rule name on this page links here. docs/figures.md lists the same rules with the code and the "
                "tests of each.");
   for (const char* figure : {"2.6", "2.8"}) {
@@ -694,9 +749,53 @@ void write_glossary(HtmlWriter& w) {
   w.close("section");
 }
 
+bool has_halide(const Explanation& e) { return e.halide.has_value(); }
+
+// The sections in page order, their titles without the number: render_sections numbers
+// them as it emits them, so a section present only sometimes (Halide's) shifts the ones
+// after it instead of leaving a gap or a "6b".
+struct SectionSpec {
+  const char* id;
+  const char* title;
+  void (*write)(HtmlWriter&, const Explanation&, const std::string& title);
+  bool (*present)(const Explanation&) = nullptr;  // nullptr: always
+};
+const SectionSpec kSections[] = {
+    {"algorithm", "The algorithm (§2.4)", write_algorithm},
+    {"lowered", "L(P): the lowered program (fig. 2.9)", write_lowered},
+    {"schedule", "The schedule, directive by directive (fig. 2.11)", write_schedule},
+    {"bounds", "Bounds: the query B(T) (fig. 2.10a) and β0 (fig. 2.10b)", write_bounds},
+    {"completed", "The completed program [Γ]T", write_completed},
+    {"verdict", "The oracle's verdict (Theorems 2.1, 2.2)", write_verdict},
+    {"halide", "The compiler's side: Halide (--target halide)", write_halide, has_halide},
+    {"pictures", "Iteration spaces, tile by tile (figs. 2.1–2.3)", write_pictures},
+    {"buffers", "Buffers as heat maps, merged and per allocation", write_buffers},
+    {"derivation", "The big-step derivation of one output point (fig. 2.6)", write_derivation},
+    {"trace", "The small-step trace of one store (fig. 2.8)", write_trace},
+    {"glossary", "Glossary: the rules of figs. 2.6 and 2.8", write_glossary},
+};
+
 }  // namespace
 
+std::vector<RenderedSection> render_sections(const Explanation& e) {
+  // One writer for all the sections, cut after each: fresh_id's ids stay unique on the page.
+  HtmlWriter w;
+  std::vector<RenderedSection> out;
+  int number = 0;
+  for (const SectionSpec& spec : kSections) {
+    if (spec.present && !spec.present(e)) continue;
+    std::string title = fmt::format("{}. {}", ++number, spec.title);
+    spec.write(w, e, title);
+    out.push_back({spec.id, std::move(title), w.take()});
+  }
+  return out;
+}
+
+std::string_view page_style() { return kStyle; }
+std::string_view page_script() { return kScript; }
+
 std::string render_html(const Explanation& e) {
+  const std::vector<RenderedSection> sections = render_sections(e);
   HtmlWriter w;
   w.trusted("<!DOCTYPE html>\n");
   w.open("html", {{"lang", "en"}});
@@ -705,25 +804,20 @@ std::string render_html(const Explanation& e) {
   w.empty("meta", {{"name", "viewport"}, {"content", "width=device-width, initial-scale=1"}});
   w.element("title", {}, "halo explain: " + e.file);
   w.open("style");
-  w.trusted(kStyle);
+  w.trusted(page_style());
   w.close("style");
   w.close("head");
   w.open("body", {{"data-loaded", "no-script"}});
-  write_header(w, e);
-  write_algorithm(w, e);
-  write_lowered(w, e);
-  write_schedule(w, e);
-  write_bounds(w, e);
-  write_completed(w, e);
-  write_verdict(w, e);
-  write_halide(w, e);
-  write_pictures(w, e);
-  write_buffers(w, e);
-  write_derivation(w, e);
-  write_trace(w, e);
-  write_glossary(w);
+  write_header(w, e, sections);
+  for (const auto& sec : sections) w.trusted(sec.html);  // written by render_sections, through a writer
   w.open("script");
-  w.trusted(kScript);
+  w.trusted(page_script());
+  // The whole page: every section rendered must be there (the ids are this file's own).
+  std::string ids;
+  for (const auto& sec : sections) ids += (ids.empty() ? "'" : ", '") + sec.id + "'";
+  w.trusted(fmt::format("\ndocument.body.dataset.loaded = typeof window.haloExplainInit === 'function'\n"
+                        "    ? window.haloExplainInit(document, [{}]) : 'error: haloExplainInit is not defined';\n",
+                        ids));
   w.close("script");
   w.close("body");
   w.close("html");

@@ -42,7 +42,13 @@ class HtmlWriter {
   // Markup written by this code itself (the style sheet, the script, the doctype): never
   // anything derived from the program or the options.
   void trusted(std::string_view markup) { out_ += markup; }
-  std::string take() { return std::move(out_); }
+  // What was written since the last take(); the ids fresh_id makes stay unique across
+  // takes (render_sections cuts one writer's output into sections).
+  std::string take() {
+    std::string s = std::move(out_);
+    out_.clear();
+    return s;
+  }
   // An id no other element of this page has ("grid-g-3"), for SVG patterns.
   std::string fresh_id(std::string_view stem) { return std::string(stem) + "-" + std::to_string(++ids_); }
 
@@ -63,7 +69,7 @@ class HtmlWriter {
 };
 
 // The iteration space of one func (requested, allocated, computed and written points per
-// tile: the thesis figs. 2.1-2.3) and its buffer as a heat map.
+// tile: the thesis figs. 2.1-2.3) and its buffer as heat maps (merged, and one per tile).
 void write_iteration_space(HtmlWriter& w, const FuncObservation& f, const std::vector<Interval>& window);
 void write_heat_map(HtmlWriter& w, const FuncObservation& f, const std::vector<Interval>& window);
 // The swatches and the show/hide switches of the layers of write_iteration_space.

@@ -1,7 +1,8 @@
 // The pictures of `halo explain` (report/explain.hpp), drawn as inline SVG: per func, the
 // iteration space tile by tile in the manner of thesis figs. 2.1-2.3 — the allocated
 // region, the computed region (?cpu as evaluated for the tile), the points actually
-// written and the points requested of it — and the buffer as a heat map. A 1-D func draws
+// written and the points requested of it — and the buffer as heat maps, merged and one per
+// allocation (compute_at makes one per tile). A 1-D func draws
 // one row per tile, so the overlap of adjacent tiles (g(3) in fig. 2.2) lines up; a 2-D
 // func draws one grid per tile; more dimensions are projected onto the first two.
 #include "report/explain_render.hpp"
@@ -417,11 +418,124 @@ void write_iteration_space(HtmlWriter& w, const FuncObservation& f, const std::v
   w.close("figure");
 }
 
+namespace {
+
+// The colours of every heat map of one func: one scale for the merged map and each tile's,
+// so that a colour means the same value in all of them.
+struct Scale {
+  double lo = INFINITY, hi = -INFINITY;
+  void add(const Value& v) {
+    if (v.is_int()) lo = std::min(lo, as_double(v)), hi = std::max(hi, as_double(v));
+  }
+  // The fill, and whether a label on it should be light.
+  std::pair<std::string, bool> shade(const Value& v) const {
+    if (!v.is_int()) return {"#bbbbbb", false};
+    double t = hi > lo ? (as_double(v) - lo) / (hi - lo) : 0.5;
+    auto rgb = ramp(t);
+    return {fmt::format("rgb({},{},{})", rgb[0], rgb[1], rgb[2]), t < 0.6};
+  }
+};
+
+// One heat map on g: `values` (point → entry, value_of(entry) its value). `allocated`, for a
+// tile's map, is shaded under the values: cells the allocation held that the tile did not
+// write. `view` ("merged", or the tile's index) tells the maps of a func apart.
+template <class Values, class ValueOf>
+void heat_svg(HtmlWriter& w, const FuncObservation& f, const Geometry& g, const Values& values, ValueOf value_of,
+              const Scale& scale, const std::string& cls, const std::string& view, const std::string& label,
+              const std::optional<Box>& allocated, const std::vector<Interval>* window) {
+  const int64_t width = g.ox + g.rx.size() * g.cell + 6, height = g.oy + g.ry.size() * g.cell + 6;
+  w.open("svg", {{"class", cls}, {"data-view", view}, {"width", num(width)}, {"height", num(height)},
+                 {"viewBox", fmt::format("0 0 {} {}", width, height)}, {"role", "img"}, {"aria-label", label}});
+  axis_labels(w, g, f.vars.size() > 1);
+  if (allocated)
+    box_rect(w, g, box_dim(*allocated, f.axes[0]), box_dim(*allocated, f.axes[1]), "heat-allocated",
+             "allocated " + box_text(*allocated) + "; a cell left grey was not written in this tile (it holds ε_mem)");
+  auto heat = by_cell(values, g, f.axes, [](const auto& entry) -> const Point& { return entry.first; });
+  for (const auto& [entry, n] : heat) {
+    const Point& p = entry->first;
+    const Value& v = value_of(*entry);
+    Cell c = project(p, f.axes);
+    w.open("rect", {{"class", v.is_error() ? "heat-cell error" : "heat-cell"}, {"x", num(g.px(c.x))},
+                    {"y", num(g.py(c.y))}, {"width", num(g.cell)}, {"height", num(g.cell)},
+                    {"fill", scale.shade(v).first}});
+    w.element("title", {}, cell_point_text(f.func, p, n) + " = " + v.to_string());
+    w.close("rect");
+  }
+  if (window) {
+    Box r;
+    for (const auto& iv : *window)
+      if (auto m = iv.min.as_int64(), l = iv.len.as_int64(); m && l) r.dims.emplace_back(*m, *l);
+    if (r.dims.size() == window->size())
+      box_rect(w, g, box_dim(r, f.axes[0]), box_dim(r, f.axes[1]), "window-outline", "R(z) = " + box_text(r));
+  }
+  // The values last, above the outline of R(z), so that it hides no digit.
+  for (const auto& [entry, n] : heat) {
+    const Value& v = value_of(*entry);
+    Cell c = project(entry->first, f.axes);
+    std::string text = n == 1 ? cell_label(v, g.cell) : "";
+    if (!text.empty())
+      w.element("text", {{"class", scale.shade(v).second ? "heat-value dark" : "heat-value"},
+                         {"x", num(g.px(c.x) + g.cell / 2)}, {"y", num(g.py(c.y) + g.cell / 2 + 4)},
+                         {"text-anchor", "middle"}},
+                text);
+  }
+  w.close("svg");
+}
+
+// One allocation of a func as its heat map draws it: the box [ALLOC] gave and what the
+// tiles kept that wrote into it stored there (a later tile's value over an earlier one's).
+struct AllocationView {
+  uint64_t index = 0;
+  std::optional<Box> box;
+  std::vector<const TileObservation*> tiles;
+  std::map<Point, Value> written;
+};
+
+std::vector<AllocationView> allocation_views(const FuncObservation& f) {
+  std::vector<AllocationView> views;
+  for (const auto& t : f.tiles) {
+    if (views.empty() || views.back().index != t.allocation) views.push_back({t.allocation, t.allocated, {}, {}});
+    views.back().tiles.push_back(&t);
+    for (const auto& [p, wv] : t.written) views.back().written[p] = wv.first;
+  }
+  return views;
+}
+
+// "xo = 0", "xo = 0 … xo = 3 (4 tiles)", or the allocation's number when it ran at the root.
+std::string allocation_name(const AllocationView& a) {
+  const std::string& first = a.tiles.front()->label;
+  if (first.empty()) return fmt::format("allocation {}", a.index);
+  if (a.tiles.size() == 1) return first;
+  return fmt::format("{} … {} ({} tiles)", first, a.tiles.back()->label, a.tiles.size());
+}
+
+// The cells of a map: dimension axes[0] across, axes[1] down, at most kMaxCols × kMaxRows.
+Geometry heat_geometry(const FuncObservation& f, Range rx, Range ry, bool& clipped) {
+  clipped = rx.clip(kMaxCols);
+  clipped = ry.clip(kMaxRows) || clipped;
+  const int64_t cell = f.vars.size() <= 1 ? (rx.size() > 24 ? 20 : 30)
+                                          : std::max<int64_t>(12, std::min<int64_t>(26, 360 / std::max(rx.size(), ry.size())));
+  return Geometry{rx, ry, f.vars.size() <= 1 ? 10 : 34, 22, cell};
+}
+
+}  // namespace
+
+// The merged map (each point's last value, whichever allocation held it) and, when the
+// func was allocated more than once, one map per allocation: its box and what was stored
+// in it. That is where compute_at shows — g's buffer in fig. 2.2 is two buffers of four
+// points, each filled anew, not one of seven — and the merged map alone hid it. A 1-D
+// func's maps share their coordinates, so that the allocations line up as the tiles of
+// its iteration space do; a 2-D func's allocation map covers that allocation alone.
 void write_heat_map(HtmlWriter& w, const FuncObservation& f, const std::vector<Interval>& window) {
-  w.open("figure", {{"class", "heat-map"}, {"data-func", f.func}, {"id", "heat-" + f.func}});
+  const bool aligned = f.vars.size() <= 1;  // one row per map, one under the other
+  w.open("figure", {{"class", aligned ? "heat-map rows" : "heat-map"}, {"data-func", f.func}, {"id", "heat-" + f.func}});
+  const std::vector<AllocationView> views = allocation_views(f);
+  const bool per_allocation = views.size() > 1;
   w.open("figcaption");
   w.element("strong", {}, f.func);
-  w.text(": the last value stored at each point (the buffer after its last write)");
+  w.text(per_allocation ? fmt::format(": allocated {} times ([ALLOC]): the merged buffer, then one map per allocation",
+                                      f.allocations)
+                        : ": the last value stored at each point (the buffer after its last write)");
   w.close("figcaption");
   if (f.last_values.empty()) {
     w.element("p", {{"class", "note"}}, f.func + " stored nothing.");
@@ -429,56 +543,84 @@ void write_heat_map(HtmlWriter& w, const FuncObservation& f, const std::vector<I
     return;
   }
   Range rx, ry;
-  for (const auto& [p, v] : f.last_values) rx.add(project(p, f.axes).x), ry.add(project(p, f.axes).y);
-  bool clipped = rx.clip(kMaxCols);
-  clipped = ry.clip(kMaxRows) || clipped;
-  double lo = INFINITY, hi = -INFINITY;
-  for (const auto& [p, v] : f.last_values)
-    if (v.is_int()) lo = std::min(lo, as_double(v)), hi = std::max(hi, as_double(v));
-  const int64_t cell = f.vars.size() <= 1 ? (rx.size() > 24 ? 20 : 30)
-                                          : std::max<int64_t>(12, std::min<int64_t>(26, 360 / std::max(rx.size(), ry.size())));
-  Geometry g{rx, ry, f.vars.size() <= 1 ? 10 : 34, 22, cell};
-  const int64_t width = g.ox + rx.size() * cell + 6, height = g.oy + ry.size() * cell + 6;
-  w.open("svg", {{"class", "heat"}, {"width", num(width)}, {"height", num(height)},
-                 {"viewBox", fmt::format("0 0 {} {}", width, height)}, {"role", "img"},
-                 {"aria-label", "heat map of " + f.func}});
-  axis_labels(w, g, f.vars.size() > 1);
-  auto shade = [&](const Value& v) {
-    if (!v.is_int()) return std::pair<std::string, bool>{"#bbbbbb", false};
-    double t = hi > lo ? (as_double(v) - lo) / (hi - lo) : 0.5;
-    auto rgb = ramp(t);
-    return std::pair<std::string, bool>{fmt::format("rgb({},{},{})", rgb[0], rgb[1], rgb[2]), t < 0.6};
+  auto add_point = [&](Range& x, Range& y, const Point& p) { x.add(project(p, f.axes).x), y.add(project(p, f.axes).y); };
+  auto add_box = [&](Range& x, Range& y, const std::optional<Box>& b) {
+    if (!b) return;
+    auto [xm, xl] = box_dim(*b, f.axes[0]);
+    auto [ym, yl] = box_dim(*b, f.axes[1]);
+    if (xl > 0 && yl > 0) x.add_interval(xm, xl), y.add_interval(ym, yl);
   };
-  auto heat = by_cell(f.last_values, g, f.axes, [](const auto& entry) -> const Point& { return entry.first; });
-  for (const auto& [entry, n] : heat) {
-    const auto& [p, v] = *entry;
-    Cell c = project(p, f.axes);
-    w.open("rect", {{"class", v.is_error() ? "heat-cell error" : "heat-cell"}, {"x", num(g.px(c.x))},
-                    {"y", num(g.py(c.y))}, {"width", num(cell)}, {"height", num(cell)}, {"fill", shade(v).first}});
-    w.element("title", {}, cell_point_text(f.func, p, n) + " = " + v.to_string());
-    w.close("rect");
+  Scale scale;
+  for (const auto& [p, v] : f.last_values) add_point(rx, ry, p), scale.add(v);
+  if (per_allocation)
+    for (const auto& a : views) {
+      if (aligned) add_box(rx, ry, a.box);
+      for (const auto& [p, v] : a.written) {
+        scale.add(v);
+        if (aligned) add_point(rx, ry, p);
+      }
+    }
+  bool clipped = false;
+  const Geometry g = heat_geometry(f, rx, ry, clipped);
+  auto value_of = [](const auto& entry) -> const Value& { return entry.second; };
+
+  w.open("div", {{"class", "heat-views"}});
+  w.open("div", {{"class", "heat-view merged"}});
+  w.element("div", {{"class", "heat-label"}},
+            per_allocation ? "merged: each point's last value, whichever allocation held it" : "the buffer");
+  heat_svg(w, f, g, f.last_values, value_of, scale, "heat", "merged", "heat map of " + f.func, std::nullopt,
+           f.is_output ? &window : nullptr);
+  w.close("div");
+  size_t drawn = 0;
+  if (per_allocation) {
+    w.open("div", {{"class", "heat-allocations"}});
+    for (int64_t cells = 0; drawn < views.size(); ++drawn) {
+      const AllocationView& a = views[drawn];
+      Geometry ga = g;
+      if (!aligned) {
+        Range ax, ay;
+        add_box(ax, ay, a.box);
+        for (const auto& [p, v] : a.written) add_point(ax, ay, p);
+        if (ax.empty()) ax.add(0);
+        if (ay.empty()) ay.add(0);
+        bool cut = false;
+        ga = heat_geometry(f, ax, ay, cut);
+        clipped = clipped || cut;
+      }
+      const int64_t cost = std::min<int64_t>(int64_t(a.written.size()), ga.rx.size() * ga.ry.size()) + 1;
+      if (drawn > 0 && cells + cost > kMaxCellsPerFunc) break;
+      cells += cost;
+      const std::string name = allocation_name(a);
+      w.open("div", {{"class", "heat-view allocation"}});
+      w.element("div", {{"class", "heat-label"}},
+                fmt::format("{}: allocated {}; {} point{} written", name,
+                            a.box ? box_text(*a.box) : std::string("(no allocation seen)"), a.written.size(),
+                            a.written.size() == 1 ? "" : "s"));
+      heat_svg(w, f, ga, a.written, value_of, scale, "heat heat-allocation", num(int64_t(a.index)),
+               fmt::format("heat map of {}, {}", f.func, name), a.box, nullptr);
+      w.close("div");
+    }
+    w.close("div");
   }
-  if (f.is_output) {
-    Box r;
-    for (const auto& iv : window)
-      if (auto m = iv.min.as_int64(), l = iv.len.as_int64(); m && l) r.dims.emplace_back(*m, *l);
-    if (r.dims.size() == window.size())
-      box_rect(w, g, box_dim(r, f.axes[0]), box_dim(r, f.axes[1]), "window-outline", "R(z) = " + box_text(r));
-  }
-  // The values last, above the outline of R(z), so that it hides no digit.
-  for (const auto& [entry, n] : heat) {
-    const auto& [p, v] = *entry;
-    Cell c = project(p, f.axes);
-    std::string label = n == 1 ? cell_label(v, cell) : "";
-    if (!label.empty())
-      w.element("text", {{"class", shade(v).second ? "heat-value dark" : "heat-value"}, {"x", num(g.px(c.x) + cell / 2)},
-                         {"y", num(g.py(c.y) + cell / 2 + 4)}, {"text-anchor", "middle"}},
-                label);
-  }
-  w.close("svg");
-  if (std::isfinite(lo))
+  w.close("div");
+  if (std::isfinite(scale.lo))
     w.element("p", {{"class", "scale"}},
-              fmt::format("colour scale: {:.0f} (dark) to {:.0f} (light); grey: an error value", lo, hi));
+              fmt::format("colour scale: {:.0f} (dark) to {:.0f} (light); grey: an error value{}", scale.lo, scale.hi,
+                          per_allocation ? ", or a point allocated but not written (ε_mem)" : ""));
+  std::vector<std::string> notes;
+  if (per_allocation && drawn < views.size())
+    notes.push_back(fmt::format("The maps of the last {} of the {} allocations kept are not drawn: the page draws at "
+                                "most {} cells of each func.",
+                                views.size() - drawn, views.size(), kMaxCellsPerFunc));
+  if (f.tiles_dropped && !views.empty()) {
+    const uint64_t left_out = f.allocations - views.back().index;
+    notes.push_back(fmt::format("{} more tile{} ran{} and {} left out: the report keeps the first {} tiles of each "
+                                "func; the merged map has every point kept.",
+                                f.tiles_dropped, f.tiles_dropped == 1 ? "" : "s",
+                                left_out ? fmt::format(" ({} more allocation{})", left_out, left_out == 1 ? "" : "s") : "",
+                                f.tiles_dropped == 1 ? "is" : "are", f.tiles.size()));
+  }
+  for (const auto& n : notes) w.element("p", {{"class", "note"}}, n);
   picture_notes(w, f, clipped, false);
   w.close("figure");
 }

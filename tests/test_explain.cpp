@@ -1,15 +1,20 @@
 // `halo explain` (report/explain.hpp): the facts the report draws are checked against the
 // thesis §2.2 figures (tile by 3: two tiles of g overlapping at g(3), 8 stores; round up by
 // 4: f written on (0, 8) though computed on (0, 6), g allocated on (0, 9)) and against the
-// machine's own counters; the trace ends with the traced store's [ASSN]; the page is
-// escaped, self-contained and its internal links resolve; the line diff is a longest
-// common subsequence. The page in a browser: test_explain_browser.cpp.
+// machine's own counters; the trace ends with the traced store's [ASSN] and says what each
+// step read; the page is escaped, self-contained and its internal links resolve; its table
+// of contents is its sections' headings; the line diff is a longest common subsequence.
+// The page in a browser: test_explain_browser.cpp.
+#include "bounds/simplify.hpp"
 #include "report/explain.hpp"
 #include "semantics/parser.hpp"
+#include "semantics/printer.hpp"
+#include "semantics/tgt_parser.hpp"
 #include "semantics/validity.hpp"
 #include "tools/cli.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <rapidcheck.h>
 
 #include <filesystem>
@@ -64,6 +69,18 @@ std::set<int64_t> range(int64_t lo, int64_t n) {
 }
 
 std::pair<int64_t, int64_t> interval(int64_t m, int64_t l) { return {m, l}; }
+
+std::vector<TraceEntry> trace_entries(const StoreTrace& t) {
+  std::vector<TraceEntry> all = t.head;
+  all.insert(all.end(), t.tail.begin(), t.tail.end());
+  return all;
+}
+
+size_t count_of(const std::string& s, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + 1)) ++n;
+  return n;
+}
 
 }  // namespace
 
@@ -215,6 +232,38 @@ TEST_CASE("explain: a typed program shows its types in the derivation and the tr
   bool typed_eval = false;
   for (const TraceEntry& t : all) typed_eval |= t.rule == "EVAL" && t.redex.find(" : i16") != std::string::npos;
   CHECK(typed_eval);
+  // What the steps read: the values the funcs stored (never ε_mem on a run that holds), a
+  // typed [EVAL]'s operands but no result (its redex lacks their types).
+  size_t input_reads = 0;
+  for (const TraceEntry& t : all) {
+    INFO(t.rule << " " << t.redex << " | " << t.reads);
+    if (t.rule == "READ") CHECK(t.reads.find("err_mem") == std::string::npos);
+    input_reads += t.rule == "READ" && t.reads.rfind("input[", 0) == 0;
+    if (t.rule == "EVAL" && t.redex.find(" : ") != std::string::npos) {
+      CHECK_THAT(t.reads, Catch::StartsWith("operands "));
+      CHECK(t.reads.find("result") == std::string::npos);
+    }
+  }
+  CHECK(input_reads > 0);
+  // An input buffer's points hold its values from [ALLOC] on (docs/inputs.md): the
+  // [READ]s of img say the PNG's values, and blur_x(0, -1) is their sum over 3 (repeat_edge
+  // reads img(0, 0) for x = -1).
+  ExplainOptions png;
+  png.trace_func = "blur_x";
+  Explanation blur = explain_example("inputs/blur_png.halo", png);
+  REQUIRE(blur.trace.found);
+  int64_t sum = 0;
+  size_t img_reads = 0;
+  std::smatch m;
+  for (const TraceEntry& t : trace_entries(blur.trace))
+    if (t.rule == "READ") {
+      INFO(t.reads);
+      REQUIRE(std::regex_match(t.reads, m, std::regex("img\\[-?[0-9]+, -?[0-9]+\\] = ([0-9]+)")));
+      sum += std::stoll(m[1]);
+      ++img_reads;
+    }
+  CHECK(img_reads == 3);
+  CHECK(trace_entries(blur.trace).back().reads == fmt::format("blur_x[0, -1] = {} (σ held err_mem)", sum / 3));
   CHECK_THAT(all.back().redex, Catch::StartsWith("sharpen^(0, *)[1, 0] <- 37"));
   CHECK(render_html(e).find("37 : u8") != std::string::npos);
 }
@@ -449,7 +498,7 @@ realize () over (0, 3), (0, 2), (0, 4)
   std::string html = render_html(e);
   CHECK(html.find("draws x across and c down") != std::string::npos);
   // The heat map: 3 columns (x) by 4 rows (c); y is projected.
-  std::regex heat("<svg class=\"heat\" width=\"([0-9]+)\" height=\"([0-9]+)\"");
+  std::regex heat("<svg class=\"heat\" data-view=\"merged\" width=\"([0-9]+)\" height=\"([0-9]+)\"");
   std::smatch m;
   REQUIRE(std::regex_search(html, m, heat));
   Explanation d = explain_source(src, "slice.halo");
@@ -465,4 +514,190 @@ realize () over (0, 3), (0, 2), (0, 4)
   std::ostringstream out, err;
   CHECK(run_cli(5, argv, out, err) == 2);
   CHECK(err.str().find("--slice expects two different dimensions") != std::string::npos);
+}
+
+TEST_CASE("explain: each step of the trace says what it read", "[explain]") {
+  // f(4) = g(4) + g(5) = 17 + 26 in the tile xo = 1, iteration xi = 1 (x = 3 + 1).
+  ExplainOptions o;
+  o.point = std::vector<Value>{Value(int64_t{4})};
+  Explanation e = explain_example("thesis_2_2_tile3.halo", o);
+  REQUIRE(e.trace.found);
+  std::vector<TraceEntry> all = trace_entries(e.trace);
+  std::multiset<std::string> reads;
+  for (const auto& t : all) {
+    INFO(t.step << " [" << t.rule << "] " << t.redex << " | " << t.reads);
+    reads.insert(t.reads);
+    if (t.rule == "NOP" || t.rule == "END") CHECK(t.reads.empty());
+    else CHECK_FALSE(t.reads.empty());
+  }
+  // [READ]: the point and the value σ holds there, as the machine stored it.
+  CHECK(reads.count("g[4] = 17") == 1);
+  CHECK(reads.count("g[5] = 26") == 1);
+  // [VAR]: Σ(x), for a window variable, a loop variable and a let.
+  CHECK(reads.count("x_min = 0") >= 1);
+  CHECK(reads.count("<f, 0, 0, xi> = 1") >= 1);
+  CHECK(reads.count("<f, 0, 0, x> = 4") >= 1);
+  // [EVAL], [FOR-ITER], [LET], [IF-T] and [ASSN].
+  CHECK(reads.count("operands 17, 26; result 43") == 1);
+  CHECK(all.front().reads == "min 1, len 2; Σ[<f, 0, 0, xi> = 1]");
+  CHECK(reads.count("value 4; Σ[<f, 0, 0, x> = 4]") == 1);
+  CHECK(reads.count("condition 1") >= 1);
+  CHECK(all.back().reads == "f[4] = 43 (σ held err_mem)");
+  // g(3) is computed in both tiles: the second tile's [ALLOC] gave g a fresh buffer.
+  o.trace_func = "g";
+  o.trace_point = std::vector<Value>{Value(int64_t{3})};
+  Explanation eg = explain_example("thesis_2_2_tile3.halo", o);
+  REQUIRE(eg.trace.found);
+  CHECK(trace_entries(eg.trace).back().reads == "g[3] = 10 (σ held err_mem)");
+  // A trace from the start of the run: [REALIZE] binds z, [ALLOC] gives a box (or a
+  // single point), each of them said.
+  ExplainOptions z;
+  z.trace_func = "f";
+  Explanation zero = explain_source(
+      "pipeline f(p) {\n  fun g(x) = { x + p }\n  fun f() = { g[2] * 2 }\n}\nrealize (p = 5)\n", "<zero>", z);
+  REQUIRE(zero.trace.found);
+  std::vector<std::string> zero_reads;
+  for (const auto& t : trace_entries(zero.trace)) zero_reads.push_back(t.rule + ": " + t.reads);
+  CHECK(zero_reads == std::vector<std::string>{
+                          "REALIZE: Σ[p = 5]", "ALLOC: σ[g ↦ ε_mem on min 2, len 1]", "NOP: ",
+                          "FOR-ITER: min 2, len 1; Σ[<g, 0, 0, x> = 2]", "IF-T: condition 1", "VAR: <g, 0, 0, x> = 2",
+                          "VAR: p = 5", "EVAL: operands 2, 5; result 7", "VAR: <g, 0, 0, x> = 2",
+                          "ASSN: g[2] = 7 (σ held err_mem)", "NOP: ", "FOR-STOP: min 3, len 0", "NOP: ",
+                          "ALLOC: σ[f ↦ ε_mem on a single point]", "NOP: ", "IF-T: condition 1", "READ: g[2] = 7",
+                          "EVAL: operands 7, 2; result 14", "ASSN: f[] = 14 (σ held err_mem)"});
+  // The page: a column of its own.
+  std::string html = render_html(e);
+  CHECK(html.find("<th>reads</th>") != std::string::npos);
+  CHECK(html.find("<td class=\"mono reads\">g[4] = 17</td>") != std::string::npos);
+}
+
+TEST_CASE("explain: every hole's expression simplified, the raw form beside it", "[explain]") {
+  Explanation e = explain_example("thesis_2_2_tile3.halo");
+  REQUIRE_FALSE(e.filling.empty());
+  // β0 builds its answers through the same simplifier (bounds/beta0.cpp), so on the
+  // examples the two forms agree and the page shows one.
+  bool guarded = false;
+  for (const auto& h : e.filling) {
+    INFO(h.hole << ": " << h.expression);
+    CHECK(h.simplified == print_expr(simplify(parse_tgt_expr(h.expression, "<hole>"))));
+    guarded |= h.expression.rfind("select(", 0) == 0;
+  }
+  CHECK(guarded);  // ?mem<f, x>.len = select((x_len + 2) / 3 > 0, ...)
+  CHECK(count_of(render_html(e), "<details class=\"raw\">") == 0);
+  // A raw form the simplifier shortens: the page shows the simplified form, the raw one in
+  // a <details> beside it, and both have the same value under z (x_min = 0, x_len = 6).
+  const std::string raw = "select(1 > 0, max(x_min * 1 + (x_len - x_len) + 0 * x_len, x_min), 0 - 7)";
+  const Expr simplified = simplify(parse_tgt_expr(raw, "<raw>"));
+  HoleAnswer h{"?mem<h, x>.min", raw, print_expr(simplified), "0"};
+  CHECK(h.simplified == "x_min");
+  CHECK(h.simplified.size() < h.expression.size());
+  for (int64_t x_min : {0, -3, 5}) {
+    Substitution z;
+    z.bindings = {{"x_min", Value(x_min)}, {"x_len", Value(int64_t{6})}};
+    auto a = const_value(simplify(substitute(parse_tgt_expr(raw, "<raw>"), z)));
+    auto b = const_value(simplify(substitute(simplified, z)));
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(*a == Value(x_min));
+    CHECK(*a == *b);
+  }
+  e.filling.push_back(h);
+  std::string html = render_html(e);
+  CHECK(count_of(html, "<details class=\"raw\">") == 1);
+  CHECK(html.find("<span class=\"simplified\">x_min</span><details class=\"raw\"><summary>as β0 built it") !=
+        std::string::npos);
+  CHECK(html.find("<pre class=\"raw-expression\">select(1 &gt; 0, max(x_min * 1") != std::string::npos);
+  CHECK(html.find("data-open-all=\"details.raw\"") != std::string::npos);
+}
+
+TEST_CASE("explain: one heat map per allocation beside the merged one", "[explain]") {
+  Explanation e = explain_example("thesis_2_2_tile3.halo");
+  CHECK(func(e, "g").allocations == 2);
+  CHECK(func(e, "g").tiles.at(1).allocation == 2);
+  std::string html = render_html(e);
+  // g is allocated once per tile of f (store_at, compute_at at xo): two maps, each of its
+  // own four points, and the merged map; f is allocated once: its merged map alone.
+  std::regex alloc_map("<svg class=\"heat heat-allocation\" data-view=\"([0-9]+)\"[^>]*aria-label=\"heat map of ([a-z]+), ");
+  std::vector<std::pair<std::string, std::string>> maps;
+  for (std::sregex_iterator it(html.begin(), html.end(), alloc_map), end; it != end; ++it) maps.emplace_back((*it)[2], (*it)[1]);
+  CHECK(maps == std::vector<std::pair<std::string, std::string>>{{"g", "1"}, {"g", "2"}});
+  CHECK(count_of(html, "<svg class=\"heat\" data-view=\"merged\"") == 2);
+  CHECK(html.find("xo = 0: allocated 0 .. 3 (min 0, len 4); 4 points written") != std::string::npos);
+  CHECK(html.find("xo = 1: allocated 3 .. 6 (min 3, len 4); 4 points written") != std::string::npos);
+  CHECK(html.find("merged: each point&#39;s last value, whichever allocation held it") != std::string::npos);
+  CHECK(html.find("data-view=\"per-allocation\"") != std::string::npos);  // the switch
+  // Each allocation's map shows what was stored in it: g(3) = 10 in both.
+  for (const auto& t : func(e, "g").tiles) CHECK(t.written.at({3}).first == Value(int64_t{10}));
+  // Bounded: tiles beyond max_tiles are counted and said to be left out.
+  ExplainOptions o;
+  o.input.windows = {"0,9"};
+  o.max_tiles = 2;
+  Explanation capped = explain_example("thesis_2_2_tile3.halo", o);
+  CHECK(func(capped, "g").allocations == 3);
+  std::string capped_html = render_html(capped);
+  CHECK(count_of(capped_html, "<svg class=\"heat heat-allocation\"") == 2);
+  CHECK(capped_html.find("1 more tile ran (1 more allocation) and is left out: the report keeps the first 2 tiles of "
+                         "each func") != std::string::npos);
+  // Computed per tile but allocated once (store_at outside compute_at's loop): one
+  // allocation, so the merged map alone, however many tiles.
+  Explanation blur = explain_example("tiled_blur.halo");
+  for (const auto& f : blur.observation.funcs) {
+    INFO(f.func);
+    std::set<uint64_t> allocs;
+    for (const auto& t : f.tiles) allocs.insert(t.allocation);
+    const std::string page = render_html(blur);
+    std::regex mine("<svg class=\"heat heat-allocation\"[^>]*aria-label=\"heat map of " + f.func + ", ");
+    const auto n = std::distance(std::sregex_iterator(page.begin(), page.end(), mine), std::sregex_iterator());
+    CHECK(size_t(n) == (allocs.size() > 1 ? allocs.size() : 0));
+  }
+}
+
+TEST_CASE("explain: the sections are numbered as emitted and the table of contents is their headings", "[explain]") {
+  Explanation e = explain_example("thesis_2_2_tile3.halo");
+  auto check_sections = [](const Explanation& ex, const std::vector<std::string>& ids) {
+    std::vector<RenderedSection> secs = render_sections(ex);
+    std::vector<std::string> got;
+    for (const auto& s : secs) got.push_back(s.id);
+    CHECK(got == ids);
+    std::string page = render_html(ex);
+    for (size_t i = 0; i < secs.size(); ++i) {
+      INFO(secs[i].title);
+      CHECK(secs[i].title.rfind(std::to_string(i + 1) + ". ", 0) == 0);
+      // The section is its own element, headed by its title; the page holds it whole, and
+      // its table of contents links to it with the same words.
+      CHECK(secs[i].html.rfind("<section id=\"" + secs[i].id + "\"><h2>" + escape_html(secs[i].title) + "</h2>", 0) == 0);
+      CHECK(secs[i].html.substr(secs[i].html.size() - 10) == "</section>");
+      CHECK(page.find(secs[i].html) != std::string::npos);
+      CHECK(page.find("<li><a href=\"#" + secs[i].id + "\">" + escape_html(secs[i].title) + "</a></li>") !=
+            std::string::npos);
+    }
+    CHECK(count_of(page, "<li><a href=") == secs.size());
+    return secs;
+  };
+  check_sections(e, {"algorithm", "lowered", "schedule", "bounds", "completed", "verdict", "pictures", "buffers",
+                     "derivation", "trace", "glossary"});
+  // Halide's side, when present, is number 7 and shifts the rest.
+  e.halide = HalideSide{};
+  e.halide->note = "not run in this test";
+  auto secs = check_sections(e, {"algorithm", "lowered", "schedule", "bounds", "completed", "verdict", "halide",
+                                 "pictures", "buffers", "derivation", "trace", "glossary"});
+  CHECK(secs[6].title == "7. The compiler's side: Halide (--target halide)");
+  CHECK(secs[7].title.rfind("8. Iteration spaces", 0) == 0);
+  // The style and the script every embedding page includes; the page calls the script's
+  // init function with its own sections.
+  std::string page = render_html(e);
+  CHECK(page_script().find("window.haloExplainInit = function (root, expected)") != std::string_view::npos);
+  CHECK(page.find(std::string(page_style())) != std::string::npos);
+  CHECK(page.find(std::string(page_script())) != std::string::npos);
+  CHECK(page.find("window.haloExplainInit(document, ['algorithm', 'lowered', 'schedule', 'bounds', 'completed', "
+                  "'verdict', 'halide', 'pictures', 'buffers', 'derivation', 'trace', 'glossary'])") != std::string::npos);
+  // No section leans on the page around it: the input is in the first section.
+  CHECK(secs[0].html.find("input z: parameters none; output window R(z): x ∈ 0 .. 5 (min 0, len 6)") != std::string::npos);
+  // The ids one rendering makes are unique across its sections.
+  std::set<std::string> ids;
+  std::regex id_re("id=\"([^\"]+)\"");
+  for (std::sregex_iterator it(page.begin(), page.end(), id_re), end; it != end; ++it) {
+    INFO((*it)[1]);
+    CHECK(ids.insert((*it)[1]).second);
+  }
 }

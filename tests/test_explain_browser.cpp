@@ -3,8 +3,10 @@
 // funcs, one row per tile) and of the blur (2-D funcs, one grid per tile) and dumps the DOM
 // after the page's script ran. The script sets body[data-loaded] to "ok" only when it ran
 // without an exception, found every section and every internal link's target; the test
-// then checks the pictures, the derivation and the trace are in the DOM. Without Chromium
-// the test says so and is skipped, except where HALO_REQUIRE_BROWSER is set (CI sets it).
+// then checks the pictures, the derivation and the trace are in the DOM. A page of panes, as
+// the playground makes from render_sections(), checks that window.haloExplainInit wires
+// each pane alone. Without Chromium the test says so and is skipped, except where
+// HALO_REQUIRE_BROWSER is set (CI sets it).
 #include "report/explain.hpp"
 #include "semantics/parser.hpp"
 #include "semantics/validity.hpp"
@@ -53,14 +55,25 @@ std::string dump_dom(const fs::path& page, const fs::path& dir) {
   return read(dom);
 }
 
-fs::path write_report(const std::string& example, const fs::path& dir, const explain::ExplainOptions& o = {}) {
+explain::Explanation explain_example(const std::string& example, const explain::ExplainOptions& o = {}) {
   const std::string path = std::string(HALO_SOURCE_DIR) + "/examples/" + example;
   const std::string src = read(path);
   Program p = parse_program(src, path);
   check_program(p);
+  return explain::explain_program(p, src, o);
+}
+
+fs::path write_report(const std::string& example, const fs::path& dir, const explain::ExplainOptions& o = {}) {
   fs::path out = dir / (fs::path(example).stem().string() + ".html");
-  std::ofstream(out) << explain::render_html(explain::explain_program(p, src, o));
+  std::ofstream(out) << explain::render_html(explain_example(example, o));
   return out;
+}
+
+// The element `<tag ... data-pane="pane">` as the DOM has it after the script (its start tag).
+std::string start_tag(const std::string& dom, const std::string& pane, const std::string& id) {
+  std::smatch m;
+  std::regex re("<section id=\"" + id + "\"[^>]*data-pane=\"" + pane + "\"[^>]*>");
+  return std::regex_search(dom, m, re) ? m.str() : "";
 }
 
 }  // namespace
@@ -88,6 +101,8 @@ TEST_CASE("explain: the report loads in headless Chromium with its pictures, der
   CHECK(tile3.find(">xo = 1<") != std::string::npos);
   CHECK(count(tile3, "class=\"layer written recomputed\"") == 2);  // g(3), in both tiles
   CHECK(count(tile3, "class=\"heat\"") == 2);
+  CHECK(count(tile3, "class=\"heat heat-allocation\"") == 2);  // g's two allocations, beside its merged map
+  CHECK(count(tile3, "<td class=\"mono reads\">") > 10);
   CHECK(tile3.find("id=\"derivation-tree\"") != std::string::npos);
   CHECK(count(tile3, "<details") >= 3);
   CHECK(tile3.find("href=\"#rule-2.8-ASSN\"") != std::string::npos);
@@ -137,6 +152,71 @@ TEST_CASE("explain: with --target halide the report shows the compiler's side an
   CHECK(count(page, "class=\"differs\"") == 0);
   // β0's holes and their values under z.
   CHECK(page.find("its value under z") != std::string::npos);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+TEST_CASE("explain: haloExplainInit wires the sections of each pane alone", "[explain][browser]") {
+  if (!have_chromium()) {
+    REQUIRE(std::getenv("HALO_REQUIRE_BROWSER") == nullptr);
+    WARN("chromium is not installed: the browser check of haloExplainInit is skipped");
+    return;
+  }
+  const fs::path dir = fs::temp_directory_path() / fmt::format("halo_explain_panes_{}", ::getpid());
+  fs::create_directories(dir);
+  // Two panes, as the playground shows them: the sections of two programs, each section in
+  // a pane of its own, with the style and the script and no header. The ids repeat across
+  // the two renderings; the script must not mix them up.
+  std::string page = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>";
+  page += explain::page_style();
+  page += "</style></head><body data-loaded=\"no-script\">";
+  for (const auto& [pane, example] : {std::pair<std::string, std::string>{"a", "thesis_2_2_tile3.halo"}, {"b", "blur.halo"}})
+    for (const auto& sec : explain::render_sections(explain_example(example))) {
+      if (sec.id != "pictures" && sec.id != "buffers" && sec.id != "derivation" && sec.id != "bounds") continue;
+      std::string html = sec.html;  // mark the section with its pane, for the checks below
+      html.insert(html.find('>'), " data-pane=\"" + pane + "\"");
+      page += "<div class=\"pane\" id=\"pane-" + pane + "-" + sec.id + "\">" + html + "</div>";
+    }
+  page += "<script>";
+  page += explain::page_script();
+  page += R"JS(
+var results = [];
+document.querySelectorAll('.pane').forEach(function (pane) { results.push(window.haloExplainInit(pane)); });
+results.push(window.haloExplainInit(document.getElementById('pane-a-pictures'), ['pictures']));
+results.push(window.haloExplainInit(document.getElementById('pane-b-buffers'), ['trace']));
+results.push(window.haloExplainInit(document.getElementById('pane-a-pictures')));  // wired once, still ok
+// Pane a: hide the allocated layer and the per-allocation maps, close the derivation.
+var box = document.querySelector('#pane-a-pictures input[data-layer="allocated"]');
+box.checked = false;
+box.dispatchEvent(new Event('change'));
+var view = document.querySelector('#pane-a-buffers input[data-view="per-allocation"]');
+view.checked = false;
+view.dispatchEvent(new Event('change'));
+document.querySelector('#pane-a-derivation button[data-open="false"]').click();
+document.querySelector('#pane-a-bounds button[data-open-all="details.raw"][data-open="true"]').click();
+document.body.dataset.loaded = results.join('|');
+)JS";
+  page += "</script></body></html>";
+  const fs::path file = dir / "panes.html";
+  std::ofstream(file) << page;
+  const std::string dom = dump_dom(file, dir);
+  std::smatch m;
+  REQUIRE(std::regex_search(dom, m, std::regex("<body[^>]*data-loaded=\"([^\"]*)\"")));
+  CHECK(m[1] == "ok|ok|ok|ok|ok|ok|ok|ok|ok|missing: trace|ok");
+  // Each switch acted on its own pane's section only.
+  CHECK_THAT(start_tag(dom, "a", "pictures"), Catch::Contains("hide-allocated"));
+  CHECK_THAT(start_tag(dom, "b", "pictures"), !Catch::Contains("hide-allocated"));
+  CHECK_THAT(start_tag(dom, "a", "buffers"), Catch::Contains("hide-per-allocation"));
+  CHECK_THAT(start_tag(dom, "b", "buffers"), !Catch::Contains("hide-per-allocation"));
+  // Pane a's derivation is closed, pane b's first levels still open.
+  auto section = [&](const std::string& pane, const std::string& id) {
+    size_t at = dom.find("id=\"pane-" + pane + "-" + id + "\"");
+    REQUIRE(at != std::string::npos);
+    return dom.substr(at, dom.find("</section>", at) - at);
+  };
+  CHECK(count(section("a", "derivation"), "<details") > 3);
+  CHECK(count(section("a", "derivation"), " open=") == 0);
+  CHECK(count(section("b", "derivation"), " open=") > 0);
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
