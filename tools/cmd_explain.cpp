@@ -14,6 +14,7 @@
 #include "tools/commands.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <fstream>
@@ -33,6 +34,7 @@ struct ExplainState {
   uint64_t max_memory_mib = Limits{}.max_memory_bytes >> 20;
   std::string target = "self";  // halide[@M|@all]: the page also shows the compiler's side
   std::string slice;            // "A,B": the dimensions the pictures draw
+  std::string format = "html";  // html: the page; sections: JSON for pages that embed them (the playground)
 };
 
 // "X,Y,..." → a point; the dimension is checked against the func by explain_program.
@@ -96,7 +98,16 @@ int explain_action(const ExplainState& st, std::ostream& out) {
     }
   }
   explain::Explanation e = explain::explain_program(prog, source, o);
-  std::string html = explain::render_html(e);
+  std::string html;
+  if (st.format == "sections") {
+    // The sections and what shows them, for a page of its own (the playground's panes).
+    nlohmann::json j{{"style", explain::page_style()}, {"script", explain::page_script()}, {"sections", nlohmann::json::array()}};
+    for (const auto& sec : explain::render_sections(e))
+      j["sections"].push_back({{"id", sec.id}, {"title", sec.title}, {"html", sec.html}});
+    html = j.dump() + "\n";
+  } else {
+    html = explain::render_html(e);
+  }
   if (st.output.empty() || st.output == "-") {
     out << html;
   } else {
@@ -137,6 +148,11 @@ Subcommand register_explain(CLI::App& app) {
                                                                          " (self, halide, halide@M, halide@all)";
           },
           "self|halide[@M|@all]"))
+      ->capture_default_str();
+  cmd->add_option("--format", st->format,
+                  "html (the page) or sections (JSON: each section's id, title and HTML, with the style sheet and "
+                  "script that show them, for a page that embeds them; docs/playground.md)")
+      ->check(CLI::IsMember({"html", "sections"}))
       ->capture_default_str();
   cmd->add_option("--max-steps", st->max_steps, "stop each evaluation after this many steps")->check(unsigned_integer())->capture_default_str();
   cmd->add_option("--timeout", st->timeout, "stop after this many seconds, every phase and the page included (0: no limit)")
