@@ -49,6 +49,20 @@ install_halide_wheels() {
 install_halide_wheels
 # --- end of the Halide wheels ---------------------------------------------------------------
 
+# Installs pinned packages (PIN...) into the project's .venv/ unless PACKAGE is there at
+# VERSION already; without PyPI, WHAT is skipped, and the set-up says so.
+venv_install() {  # venv_install PACKAGE VERSION WHAT PIN...
+  local package=$1 version=$2 what=$3
+  shift 3
+  [ -x .venv/bin/python ] || python3 -m venv .venv || { echo "setup: cannot create .venv; $what skipped"; return 0; }
+  if .venv/bin/python -c "import importlib.metadata as m, sys; sys.exit(m.version('$package') != '$version')" 2>/dev/null; then
+    return 0
+  fi
+  echo "installing into .venv: $*"
+  .venv/bin/pip install -q --disable-pip-version-check "$@" \
+    || echo "setup: pip could not install $package; $what will be skipped"
+}
+
 # --- Exo (exo-lang from PyPI) for `halo exo` and `halo fuzz --target exo` -----------------
 # Installs a pinned exo-lang and its pinned dependencies into the project's .venv/ (the
 # virtual environment the Halide wheels share). A machine without PyPI still builds: the
@@ -61,13 +75,7 @@ setup_exo() {
     [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-venv || true
   fi
-  [ -x .venv/bin/python ] || python3 -m venv .venv || { echo "setup: cannot create .venv; Exo skipped"; return 0; }
-  if .venv/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("exo-lang") != "1.0.0")' 2>/dev/null; then
-    return 0
-  fi
-  echo "installing into .venv: ${exo_pins[*]}"
-  .venv/bin/pip install -q --disable-pip-version-check "${exo_pins[@]}" \
-    || echo "setup: pip could not install exo-lang; \`halo exo\` and its tests will be skipped"
+  venv_install exo-lang 1.0.0 "\`halo exo\` and its tests" "${exo_pins[@]}"
 }
 setup_exo
 # --- end of Exo ----------------------------------------------------------------------------
@@ -79,13 +87,7 @@ setup_selenium() {
   local pins=(selenium==4.45.0 certifi==2026.10.19.post1 h11==0.16.0 idna==3.20 outcome==1.3.0.post0
               PySocks==1.7.1 sniffio==1.3.1 sortedcontainers==2.4.0 trio==0.35.0 trio-websocket==0.12.2
               typing_extensions==4.16.0 urllib3==2.8.0 websocket-client==1.9.2 wsproto==1.3.2 attrs==26.1.0)
-  [ -x .venv/bin/python ] || python3 -m venv .venv || { echo "setup: cannot create .venv; Selenium skipped"; return 0; }
-  if .venv/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("selenium") != "4.45.0")' 2>/dev/null; then
-    return 0
-  fi
-  echo "installing into .venv: ${pins[*]}"
-  .venv/bin/pip install -q --disable-pip-version-check "${pins[@]}" \
-    || echo "setup: pip could not install Selenium; the playground's browser test will be skipped"
+  venv_install selenium 4.45.0 "the playground's browser test" "${pins[@]}"
 }
 setup_selenium
 # --- end of Selenium -----------------------------------------------------------------------
