@@ -33,6 +33,27 @@ namespace halo {
 
 Expr simplify(const Expr& e);
 
+// A stronger simplifier, for reading: simplify, then rewrites that need integer value
+// ranges. Why it exists: β0's holes for tiled schedules keep guards and clamps that
+// interval arithmetic cannot see through (`select((max(x_len + 1, 1) + 2) / 4 > 0, max((max(
+// x_len + 1, 1) + 2) / 4 * 4, 0), 0)`), which `halo explain` shows as `select(x_len >= 1,
+// (x_len + 3) / 4 * 4, 0)`. It is exact (each rewrite an identity over ℤ with halo's
+// Euclidean div/mod, x / 0 = x % 0 = 0, under the same assumption as simplify: error-free
+// integer expressions), but it is kept out of β0 (bounds/beta0.cpp uses simplify) so that
+// β0's answers and everything printed from them stay as they are; only the explain page
+// uses it. What it adds (docs/beta0.md):
+//   * a range [lo, hi] for every subexpression (constants, variables narrowed by facts,
+//     + - * / % min max select, comparisons and logic in [0, 1]); an expression whose range
+//     is one value is that value; min/max drop an operand another one dominates by range;
+//     a comparison or select condition the ranges decide is decided; a % k = a on [0, |k|);
+//   * comparisons with a constant normalized to `t >= k`, `t <= k`, `t == k`, `t != k`
+//     (constants moved into k, a common factor divided out, e / c, max(a, c), min(a, c)
+//     with c > 0 a constant peeled);
+//   * facts: in select(c, a, b), the conjuncts `v >= k`, `v <= k`, `v == k` of c narrow v
+//     in a, the negated disjuncts of c narrow it in b.
+// Typed-sensitive nodes are kept, their operands simplified.
+Expr simplify_with_ranges(const Expr& e);
+
 // Is n such a node (see above)? Signed 32- and 64-bit arithmetic is not: where it is
 // defined it is ℤ's.
 bool typed_sensitive(const OpNode& n);

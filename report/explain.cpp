@@ -185,7 +185,7 @@ void gather_bounds(const Query& q, const Beta0Result& b, const Beta0Completion& 
   // through the same simplifier already, bounds/beta0.cpp, so today they agree.) The value
   // under z is the raw expression's.
   for (const auto& [hole, expr] : b.filling)
-    e.filling.push_back({hole.to_string(), print_expr(expr), print_expr(simplify(expr)), value_under_z(expr, t, in)});
+    e.filling.push_back({hole.to_string(), print_expr(expr), print_expr(simplify_with_ranges(expr)), value_under_z(expr, t, in)});
   e.completed = print_tgt(c.program);
 }
 
