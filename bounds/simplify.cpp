@@ -6,7 +6,9 @@
 #include "semantics/printer.hpp"
 #include "semantics/type_ops.hpp"
 
+#include <algorithm>
 #include <array>
+#include <set>
 #include <functional>
 #include <utility>
 
@@ -276,6 +278,7 @@ std::optional<Value> int_const(const Expr& e) {
 bool untyped_op(const Expr& e) { return e->kind == ExprKind::Op && !typed_sensitive(as<OpNode>(e)); }
 
 Range range_of(const Expr& e, Context& cx);
+Range diff_range(const Expr& a, const Expr& b, Context& cx);
 
 Range compute_range(const Expr& e, Context& cx) {
   if (e->kind == ExprKind::Const) {
@@ -352,7 +355,7 @@ Range compute_range(const Expr& e, Context& cx) {
       return hull(r(1), r(2));
     }
     case Op::Lt: case Op::Gt: case Op::Le: case Op::Ge: case Op::Eq: case Op::Ne: {
-      Range d = add_range(r(0), neg_range(r(1)));  // a - b
+      Range d = diff_range(n.args[0], n.args[1], cx);  // a - b
       auto positive = [](const std::optional<Value>& v) { return v && v->sign() > 0; };
       auto negative = [](const std::optional<Value>& v) { return v && v->sign() < 0; };
       bool gt = positive(d.lo), lt = negative(d.hi);                    // surely a > b, a < b
@@ -396,6 +399,35 @@ Range range_of(const Expr& e, Context& cx) {
   Range out = compute_range(e, cx);
   cx.ranges.emplace(e.get(), std::make_pair(e, out));
   return out;
+}
+
+// The range of a - b, from their linear forms (so that common terms cancel), with each
+// m·(e / c) whose coefficient m is a multiple of the constant c ≠ 0 written (m / c)·(e - e % c)
+// (Euclid: c·(e / c) = e - e % c), so that e.g. (y + 7) / 8 * 8 - y is seen in [0, 7].
+Range diff_range(const Expr& a, const Expr& b, Context& cx) {
+  Linear l = linearize(a);
+  linearize_into(l, b, Value(int64_t{-1}));
+  Linear out;
+  out.constant = l.constant;
+  for (const auto& [key, tc] : l.terms) {
+    const auto& [t, m] = tc;
+    if (m.is_zero()) continue;
+    if (untyped_op(t) && as<OpNode>(t).op == Op::Div) {
+      const Expr& e = as<OpNode>(t).args[0];
+      auto c = int_const(as<OpNode>(t).args[1]);
+      if (c && !c->is_zero() && mod(m, *c).is_zero()) {
+        Value q = div(m, *c);  // exact
+        linearize_into(out, e, q);
+        linearize_into(out, make_op(Op::Mod, {e, make_const(*c)}), vneg(q));
+        continue;
+      }
+    }
+    linearize_into(out, t, m);
+  }
+  Range r = Range::point(out.constant);
+  for (const auto& [key, tc] : out.terms)
+    if (!tc.second.is_zero()) r = add_range(r, scale_range(range_of(tc.first, cx), tc.second));
+  return r;
 }
 
 Op flip(Op op) {  // a op b = b flip(op) a
@@ -479,7 +511,7 @@ Expr normalize_cmp(Op op, const Expr& t0, Value k, Context& cx) {
       }
     }
   }
-  Range r = range_of(t, cx);
+  Range r = diff_range(t, make_const(kZero), cx);
   switch (op) {
     case Op::Ge:
       if (r.lo && ge(*r.lo, k)) return make_const(kOne);
@@ -612,6 +644,28 @@ Expr post(const Expr& r, Context& cx) {
         ops.push_back(x);
       };
       flatten(r);
+      // A term every operand has with the same coefficient comes out:
+      // max(a + t, b + t) = max(a, b) + t.
+      {
+        Linear common = linearize(ops[0]);
+        common.constant = kZero;
+        for (size_t i = 1; i < ops.size(); ++i) {
+          Linear li = linearize(ops[i]);
+          for (auto it = common.terms.begin(); it != common.terms.end();) {
+            auto jt = li.terms.find(it->first);
+            if (it->second.second.is_zero() || jt == li.terms.end() || jt->second.second != it->second.second)
+              it = common.terms.erase(it);
+            else
+              ++it;
+          }
+        }
+        if (!common.terms.empty()) {
+          Expr t = rebuild(common);
+          Expr inner;
+          for (const Expr& o : ops) inner = inner ? simp_op(n.op, {inner, simp_sub(o, t)}) : simp_sub(o, t);
+          return simp_add(post(inner, cx), t);
+        }
+      }
       bool is_max = n.op == Op::Max;
       size_t before = ops.size();
       for (size_t i = 0; i < ops.size();) {
@@ -621,6 +675,10 @@ Expr post(const Expr& r, Context& cx) {
           if (j == i) continue;
           Range rj = range_of(ops[j], cx);
           dominated = is_max ? (rj.lo && ri.hi && ge(*rj.lo, *ri.hi)) : (rj.hi && ri.lo && ge(*ri.lo, *rj.hi));
+          if (!dominated) {  // by their difference: max(a, b) = a when a - b >= 0
+            Range d = diff_range(ops[j], ops[i], cx);
+            dominated = is_max ? (d.lo && d.lo->sign() >= 0) : (d.hi && d.hi->sign() <= 0);
+          }
         }
         if (dominated) ops.erase(ops.begin() + long(i));
         else ++i;
@@ -644,6 +702,43 @@ Expr post(const Expr& r, Context& cx) {
         Range a = range_of(n.args[i], cx);
         bool neutral = is_and ? a.excludes_zero() : a.is_zero();
         if (neutral && range_of(n.args[1 - i], cx).within_01()) return n.args[1 - i];
+      }
+      // Absorption over the chain a1 && a2 && ... (a1 || a2 || ...): an operand implied by
+      // another one (whose disjuncts are among its disjuncts; for ||, which implies another
+      // one: whose conjuncts include the other's) is dropped, when all are 0 or 1.
+      const Op joint = is_and ? Op::Or : Op::And;
+      std::function<void(const Expr&, Op, std::vector<Expr>&)> flatten = [&](const Expr& y, Op o, std::vector<Expr>& out) {
+        if (untyped_op(y) && as<OpNode>(y).op == o) {
+          for (const Expr& z : as<OpNode>(y).args) flatten(z, o, out);
+          return;
+        }
+        out.push_back(y);
+      };
+      std::vector<Expr> chain;
+      flatten(r, n.op, chain);
+      std::vector<std::set<std::string>> parts;
+      for (const Expr& x : chain) {
+        if (!range_of(x, cx).within_01()) return r;
+        std::vector<Expr> ps;
+        flatten(x, joint, ps);
+        std::set<std::string> keys;
+        for (const Expr& y : ps) keys.insert(print_expr(y));
+        parts.push_back(std::move(keys));
+      }
+      std::vector<bool> dropped(chain.size(), false);
+      bool any = false;
+      for (size_t i = 0; i < chain.size(); ++i)
+        for (size_t j = 0; j < chain.size() && !dropped[i]; ++j) {
+          if (j == i || dropped[j]) continue;
+          // &&: a_j implies a_i when parts(a_j) ⊆ parts(a_i); ||: a_i implies a_j when
+          // parts(a_j) ⊆ parts(a_i) too (conjuncts), so a_i goes either way.
+          if (std::includes(parts[i].begin(), parts[i].end(), parts[j].begin(), parts[j].end())) dropped[i] = any = true;
+        }
+      if (any) {
+        Expr out;
+        for (size_t i = 0; i < chain.size(); ++i)
+          if (!dropped[i]) out = out ? make_op(n.op, {out, chain[i]}) : chain[i];
+        return out;
       }
       return r;
     }
@@ -685,6 +780,27 @@ Expr simp_ranges_uncached(const Expr& e, Context& cx) {
     if (contradictory(f.facts)) return simp_ranges(n.args[1], t);
     Expr a = simp_ranges(n.args[1], t), b = simp_ranges(n.args[2], f);
     return post(simp_op(Op::Select, {c, a, b}), cx);
+  }
+  if (n.op == Op::And || n.op == Op::Or) {
+    // b is only read where a is true (&&) or false (||): simplified under those facts.
+    Expr a = simp_ranges(n.args[0], cx);
+    Context rest;
+    rest.facts = cx.facts;
+    if (n.op == Op::And) facts_of(a, rest.facts);
+    else facts_of_negation(a, cx, rest.facts);
+    if (contradictory(rest.facts)) return make_const(n.op == Op::And ? kZero : kOne, e->loc);
+    Expr b = simp_ranges(n.args[1], rest);
+    if (n.op == Op::Or && range_of(b, cx).within_01()) {
+      // a || b = b when a implies b: b holds under a's facts.
+      Context under_a;
+      under_a.facts = cx.facts;
+      facts_of(a, under_a.facts);
+      if (!contradictory(under_a.facts)) {
+        Expr b_if_a = simp_ranges(b, under_a);
+        if (int_const(b_if_a) && !int_const(b_if_a)->is_zero()) return b;
+      }
+    }
+    return post(simplify_top(n.op, {a, b}, e->loc), cx);
   }
   std::vector<Expr> args;
   for (const Expr& a : n.args) args.push_back(simp_ranges(a, cx));
