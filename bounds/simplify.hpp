@@ -49,8 +49,13 @@ Expr simplify(const Expr& e);
 //   * comparisons with a constant normalized to `t >= k`, `t <= k`, `t == k`, `t != k`
 //     (constants moved into k, a common factor divided out, e / c, max(a, c), min(a, c)
 //     with c > 0 a constant peeled);
+//   * differences: a - b's range from their linear forms, with c·(e / c) read as e - e % c,
+//     decides max(a, b) and a >= b ((y + 7) / 8 * 8 >= y); a term all operands of a min or
+//     max share comes out (max(a + t, b + t) = max(a, b) + t);
 //   * facts: in select(c, a, b), the conjuncts `v >= k`, `v <= k`, `v == k` of c narrow v
-//     in a, the negated disjuncts of c narrow it in b.
+//     in a, the negated disjuncts of c narrow it in b (a branch whose facts contradict the
+//     context is dropped); likewise b in a && b and a || b; an operand of an && / || chain
+//     that another one implies syntactically (absorption) is dropped.
 // Typed-sensitive nodes are kept, their operands simplified.
 Expr simplify_with_ranges(const Expr& e);
 
