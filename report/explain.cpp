@@ -180,10 +180,10 @@ void gather_bounds(const Query& q, const Beta0Result& b, const Beta0Completion& 
     if (!tuple.demanded) dims += "  (nothing demands it)";
     e.beta0_tuples.emplace_back(name, dims);
   }
-  // The page shows each answer through the simplifier and the raw form beside it when they
-  // differ, so that it never shows only a rewritten expression. (β0 passes its answers
-  // through the same simplifier already, bounds/beta0.cpp, so today they agree.) The value
-  // under z is the raw expression's.
+  // The page shows each answer through the range-aware simplifier (simplify_with_ranges:
+  // guards and clamps that the variables' ranges decide are gone) and the raw form beside
+  // it when they differ, so that it never shows only a rewritten expression. β0 itself keeps
+  // the plain simplifier (bounds/beta0.cpp). The value under z is the raw expression's.
   for (const auto& [hole, expr] : b.filling)
     e.filling.push_back({hole.to_string(), print_expr(expr), print_expr(simplify_with_ranges(expr)), value_under_z(expr, t, in)});
   e.completed = print_tgt(c.program);
