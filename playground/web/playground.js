@@ -409,7 +409,8 @@
     return true;
   }
 
-  // #cmd=halo%20eval%20examples%2Fblur.halo (the guide's "try it" links) or #example=PATH.
+  // #cmd=halo%20eval%20examples%2Fblur.halo (the guide's "try it" links) or #example=PATH;
+  // true when it named a program to load.
   function fromUrl() {
     const h = new URLSearchParams(location.hash.slice(1));
     if (h.has('cmd')) {
@@ -419,10 +420,9 @@
       if (file) loadExample(file);
       $('command').value = text;
       st.commandPending = true;
-      return true;
+      return Boolean(file);
     }
-    if (h.has('example')) loadExample(h.get('example'));
-    return false;
+    return h.has('example') && loadExample(h.get('example'));
   }
 
   // ------------------------------------------------------------------ start

@@ -13,7 +13,8 @@ from disk and checks, against the halo executable run on the same files:
    `halo check` prints;
 5. a runaway program stops with the command's limit message (exit 3), and a dependency
    chain deeper than the browser's stack stops as at a limit, after which the page works on;
-6. the same page served over HTTP from its folder works as from disk.
+6. the same page served over HTTP from its folder works as from disk;
+7. a fresh load of `#example=PATH` opens that example.
 
 Without a built page, Selenium or chromedriver the test says what is missing and is
 skipped (exit 77), except where HALO_REQUIRE_BROWSER is set (CI sets it): then it fails.
@@ -327,10 +328,13 @@ def main():
         finally:
             server.shutdown()
 
+        # 7. A fresh load of an address naming an example opens that example.
+        driver.get('about:blank')
+        driver.get(page.as_uri() + '#example=examples/thesis_2_2_tile3.halo')
+        wait_idle(driver, 180)
+        loaded = driver.execute_script('return document.getElementById("file-name").textContent')
+        fails.check(loaded == 'examples/thesis_2_2_tile3.halo', f'#example= on a fresh load opened {loaded}')
         if a.screenshot:  # the tiled schedule, whose pictures show one tile per iteration
-            driver.get(page.as_uri() + '#example=examples/thesis_2_2_tile3.halo')
-            time.sleep(0.5)
-            wait_idle(driver)
             driver.find_element(By.ID, 'tab-pictures').click()
             time.sleep(0.5)
             driver.save_screenshot(a.screenshot)
