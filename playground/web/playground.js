@@ -18,7 +18,8 @@
       commands: (f) => [['halo', 'lower', f]] },
     { id: 'schedule', title: 'Schedule', what: 'the program after each directive (fig. 2.11)',
       commands: (f) => [['halo', 'schedule', f, '--steps', '--timeout', '5']] },
-    { id: 'bounds', title: 'Bounds', what: "the query B(T) and the answers of β0 (fig. 2.10b) and β1",
+    { id: 'bounds', title: 'Bounds', what: "the query B(T) and β0's answer per hole, simplified, the raw form a click away (figs. 2.10a, 2.10b); then β0's and β1's answers as halo bounds prints them",
+      sections: ['bounds'],
       commands: (f) => [['halo', 'bounds', f, '--timeout', '5'], ['halo', 'bounds', f, '--engine', 'beta1', '--timeout', '5']] },
     { id: 'verdict', title: 'Verdict', what: "the oracle on halo's own pipeline (Theorems 2.1, 2.2)",
       commands: (f) => [['halo', 'oracle', f, ...LIMITS]] },
@@ -224,7 +225,8 @@
     if (cls) b.classList.add(cls);
   }
 
-  async function fillCommandPane(id, args, gen) {
+  // keep: what the pane already shows stays above (a pane with sections and commands).
+  async function fillCommandPane(id, args, gen, keep) {
     const body = paneBody(id);
     const answers = [];
     for (const a of args) {
@@ -232,9 +234,9 @@
       if (gen !== st.generation) return null;
       answers.push([a, answer]);
     }
-    body.innerHTML = '';
+    if (!keep) body.innerHTML = '';
     for (const [a, answer] of answers) body.appendChild(outputBlock(a, answer));
-    setTabState(id, answers.some(([, x]) => x.status !== 0) ? 'bad' : '');
+    if (!keep || answers.some(([, x]) => x.status !== 0)) setTabState(id, answers.some(([, x]) => x.status !== 0) ? 'bad' : '');
     $('pane-' + id).dataset.generation = gen;
     return answers;
   }
@@ -345,9 +347,8 @@
         if (!explained) explained = await explainOnce(gen);
         if (gen !== st.generation || !explained) return;
         fillSectionPane(p, explained, gen);
-      } else if (!(await fillCommandPane(p.id, p.commands(st.file), gen))) {
-        return;
       }
+      if (p.commands && !(await fillCommandPane(p.id, p.commands(st.file), gen, Boolean(p.sections)))) return;
     }
     if (st.commandPending) {  // a command from the address (#cmd=), once the panes are done
       st.commandPending = false;

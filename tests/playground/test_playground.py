@@ -185,6 +185,15 @@ def main():
                 n = native(halo, args, repo)
                 fails.check(text == n['stdout'] + n['stderr'],
                             f'pane {pane}: {" ".join(args)}\n--- page ---\n{text}\n--- halo ---\n{n["stdout"]}{n["stderr"]}')
+        simplified = driver.execute_script(
+            'const h = document.querySelector("#pane-bounds .explain-host");'
+            'return h ? h.shadowRoot.querySelectorAll(".simplified").length : -1;')
+        fails.check(simplified > 0, f'the bounds pane shows {simplified} simplified hole expressions')
+        reads = driver.execute_script(
+            'const h = document.querySelector("#pane-trace .explain-host");'
+            'return h ? Array.from(h.shadowRoot.querySelectorAll("table.trace td")).map((td) => td.textContent) : [];')
+        fails.check(any(t.startswith('g[') and ' = ' in t for t in reads),
+                    'the trace pane shows no value read from g (the reads column)')
         trace_rows = driver.execute_script(
             'const h = document.querySelector("#pane-trace .explain-host");'
             'return h ? h.shadowRoot.querySelectorAll("table.trace tr").length : -1;')
