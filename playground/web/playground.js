@@ -236,7 +236,8 @@
     }
     if (!keep) body.innerHTML = '';
     for (const [a, answer] of answers) body.appendChild(outputBlock(a, answer));
-    if (!keep || answers.some(([, x]) => x.status !== 0)) setTabState(id, answers.some(([, x]) => x.status !== 0) ? 'bad' : '');
+    const failed = answers.some(([, x]) => x.status !== 0);
+    if (failed || !keep) setTabState(id, failed ? 'bad' : '');  // kept: the sections set the tab
     $('pane-' + id).dataset.generation = gen;
     return answers;
   }
@@ -330,10 +331,7 @@
         $('pane-' + p.id).dataset.generation = gen;
       }
       const first = st.diagnostics[0];
-      if (st.commandPending) {  // the command may be the check itself (a guide's link to an invalid program)
-        st.commandPending = false;
-        await runCommandLine();
-      }
+      await runPendingCommand();  // it may be the check itself (a guide's link to an invalid program)
       setState('idle', first && first.line ? `error at line ${first.line}, column ${first.col}` : 'the program has an error');
       return;
     }
@@ -350,12 +348,16 @@
       }
       if (p.commands && !(await fillCommandPane(p.id, p.commands(st.file), gen, Boolean(p.sections)))) return;
     }
-    if (st.commandPending) {  // a command from the address (#cmd=), once the panes are done
-      st.commandPending = false;
-      await runCommandLine();
-      return;
-    }
+    if (await runPendingCommand()) return;
     setState('idle', `up to date · ${Math.round(performance.now() - started)} ms`);
+  }
+
+  // A command from the address (#cmd=) runs once the panes are done; true when one ran.
+  async function runPendingCommand() {
+    if (!st.commandPending) return false;
+    st.commandPending = false;
+    await runCommandLine();
+    return true;
   }
 
   async function runCommandLine() {

@@ -75,6 +75,11 @@ def guide_examples(repo):
     return found
 
 
+def starts_program(args):
+    """Does the command run an external bounds engine, which a page cannot start?"""
+    return '--engine' in args and args[args.index('--engine') + 1] not in ('beta0', 'beta1', 'beta0-literal')
+
+
 def try_it_links(repo):
     """(page, line, args, fragment) of every "try it" link into the playground (docs/guide/)."""
     found = []
@@ -212,7 +217,7 @@ def main():
         for md, line, args in examples:
             got = run_in_page(driver, args)
             want = native(halo, args, repo)
-            if '--engine' in args and args[args.index('--engine') + 1] not in ('beta0', 'beta1', 'beta0-literal'):
+            if starts_program(args):
                 needs_process += 1
                 fails.check('cannot start' in got['stderr'] and got['status'] != 0,
                             f'{md}:{line}: {" ".join(args)}: an external engine must be refused with a reason, '
@@ -241,7 +246,7 @@ def main():
             shown = pane_outputs(driver, 'command')
             loaded = driver.execute_script('return document.getElementById("file-name").textContent')
             want = native(halo, args, repo)
-            if '--engine' in args and args[args.index('--engine') + 1] not in ('beta0', 'beta1', 'beta0-literal'):
+            if starts_program(args):
                 fails.check(len(shown) == 1 and 'cannot start' in shown[0], f'{md}:{line}: the link shows {shown}')
                 continue
             files = [w for w in args if w.endswith(('.halo', '.tgt'))]
